@@ -1,0 +1,142 @@
+package graph
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Graph is an undirected graph in CSR form with integer vertex labels, integer
+// edge labels stored per adjacency entry, and optional real-valued vertex
+// attributes stored row-major.
+//
+// The zero value is the empty graph. Graphs are immutable once built; derived
+// graphs (for example after relabelling) share the structure arrays.
+type Graph struct {
+	// Offsets has N()+1 entries; the neighbours of v are
+	// Adj[Offsets[v]:Offsets[v+1]].
+	Offsets []int32
+	// Adj lists the neighbours of every vertex, sorted ascending within a
+	// vertex. Each undirected edge {u,v} appears twice: v in u's list and u
+	// in v's list.
+	Adj []int32
+	// EdgeLabels[k] is the label of the edge Adj[k]. Both directions of an
+	// edge carry the same label.
+	EdgeLabels []int32
+	// Labels[v] is the label of vertex v.
+	Labels []int32
+	// Attrs holds AttrDim attributes per vertex, row-major: the attributes of
+	// v are Attrs[v*AttrDim : (v+1)*AttrDim]. It is nil when AttrDim is 0.
+	Attrs []float64
+	// AttrDim is the number of attributes per vertex.
+	AttrDim int
+}
+
+// N returns the number of vertices.
+func (g *Graph) N() int { return len(g.Labels) }
+
+// M returns the number of undirected edges.
+func (g *Graph) M() int { return len(g.Adj) / 2 }
+
+// Degree returns the number of neighbours of v.
+func (g *Graph) Degree(v int) int { return int(g.Offsets[v+1] - g.Offsets[v]) }
+
+// Neighbors returns the neighbours of v, sorted ascending. The slice aliases
+// the graph and must not be modified.
+func (g *Graph) Neighbors(v int) []int32 { return g.Adj[g.Offsets[v]:g.Offsets[v+1]] }
+
+// NeighborEdgeLabels returns the labels of the edges to Neighbors(v), in the
+// same order. The slice aliases the graph and must not be modified.
+func (g *Graph) NeighborEdgeLabels(v int) []int32 {
+	return g.EdgeLabels[g.Offsets[v]:g.Offsets[v+1]]
+}
+
+// Attr returns the attribute vector of v, or nil when the graph has none.
+func (g *Graph) Attr(v int) []float64 {
+	if g.AttrDim == 0 {
+		return nil
+	}
+	return g.Attrs[v*g.AttrDim : (v+1)*g.AttrDim]
+}
+
+// WithLabels returns a graph with the structure, edge labels and attributes
+// of g and the vertex labels l, which must have g.N() entries. The result
+// shares every array with g except the labels.
+func (g *Graph) WithLabels(l []int32) *Graph {
+	if len(l) != g.N() {
+		panic(fmt.Sprintf("graph: WithLabels got %d labels for %d vertices", len(l), g.N()))
+	}
+	h := *g
+	h.Labels = l
+	return &h
+}
+
+// Edge is an undirected edge between vertices U and V with a label, used to
+// build graphs.
+type Edge struct {
+	U, V  int32
+	Label int32
+}
+
+// Build returns the graph with the given vertex labels and edges. Edges may be
+// given in either direction and repeated; repeats collapse into one edge.
+// Build fails on a self-loop, an endpoint out of range, or one edge given
+// with two different labels. attrs is nil or holds dim values per vertex.
+func Build(labels []int32, edges []Edge, attrs []float64, dim int) (*Graph, error) {
+	n := len(labels)
+	if dim < 0 || (dim == 0 && attrs != nil && len(attrs) != 0) || len(attrs) != n*dim {
+		return nil, fmt.Errorf("graph: %d attribute values for %d vertices of dimension %d", len(attrs), n, dim)
+	}
+	// Canonical directed pairs, both directions, sorted and deduplicated.
+	type arc struct{ u, v, l int32 }
+	arcs := make([]arc, 0, 2*len(edges))
+	for _, e := range edges {
+		if e.U < 0 || int(e.U) >= n || e.V < 0 || int(e.V) >= n {
+			return nil, fmt.Errorf("graph: edge (%d,%d) out of range for %d vertices", e.U, e.V, n)
+		}
+		if e.U == e.V {
+			return nil, fmt.Errorf("graph: self-loop at vertex %d", e.U)
+		}
+		arcs = append(arcs, arc{e.U, e.V, e.Label}, arc{e.V, e.U, e.Label})
+	}
+	slices.SortFunc(arcs, func(a, b arc) int {
+		if a.u != b.u {
+			return int(a.u - b.u)
+		}
+		return int(a.v - b.v)
+	})
+	g := &Graph{
+		Offsets: make([]int32, n+1),
+		Labels:  labels,
+		AttrDim: dim,
+	}
+	if dim > 0 {
+		g.Attrs = attrs
+	}
+	g.Adj = make([]int32, 0, len(arcs))
+	g.EdgeLabels = make([]int32, 0, len(arcs))
+	for i, a := range arcs {
+		if i > 0 && arcs[i-1].u == a.u && arcs[i-1].v == a.v {
+			if arcs[i-1].l != a.l {
+				return nil, fmt.Errorf("graph: edge (%d,%d) has labels %d and %d", a.u, a.v, arcs[i-1].l, a.l)
+			}
+			continue
+		}
+		g.Adj = append(g.Adj, a.v)
+		g.EdgeLabels = append(g.EdgeLabels, a.l)
+		g.Offsets[a.u+1]++
+	}
+	for v := 0; v < n; v++ {
+		g.Offsets[v+1] += g.Offsets[v]
+	}
+	return g, nil
+}
+
+// MustBuild is like Build but panics on error. It is meant for graphs
+// written out in tests and examples.
+func MustBuild(labels []int32, edges []Edge) *Graph {
+	g, err := Build(labels, edges, nil, 0)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
