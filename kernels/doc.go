@@ -1,0 +1,17 @@
+// Package kernels computes graph kernel matrices by explicit feature maps and
+// by implicit, pairwise evaluation, following Kriege et al., "A Unifying View
+// of Explicit and Implicit Feature Maps of Graph Kernels" (DMKD 2019).
+//
+// A Kernel fills a Gram matrix by one of its Methods and returns a Report of
+// what that cost: the time of each of its two phases and the figures that
+// explain it (feature non-zeros for explicit maps, product-graph sizes for
+// implicit computation). Base kernels on vertices and edges plug in through
+// the VertexKernel and EdgeKernel interfaces; the Dirac kernel on discrete
+// labels is recognised and computed on integer fast paths.
+//
+// Explicit feature vectors are sorted sparse vectors (Vec) whose ids come
+// from an interner owned by one computation: vectors of different
+// computations are not comparable. Kernels are configured by their fields,
+// or by name and text parameters through New, which the command line and
+// the experiment specs use.
+package kernels

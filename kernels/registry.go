@@ -1,0 +1,178 @@
+package kernels
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Params holds a kernel's parameters as text, keyed by name, as they come
+// from the command line (-p key=value) or from a spec.
+type Params map[string]string
+
+// ParamError reports a kernel parameter that is unknown, malformed or out of
+// range. Callers that know where the parameter came from (a spec's file and
+// line) add that position.
+type ParamError struct {
+	Kernel string
+	Param  string
+	Value  string
+	Reason string
+}
+
+func (e *ParamError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("kernel %s: parameter %q: %s", e.Kernel, e.Param, e.Reason)
+	}
+	return fmt.Sprintf("kernel %s: parameter %s=%q: %s", e.Kernel, e.Param, e.Value, e.Reason)
+}
+
+// ParamDoc documents one parameter of a kernel.
+type ParamDoc struct {
+	Name    string
+	Default string
+	Doc     string
+}
+
+// factory builds a kernel from its parameters.
+type factory struct {
+	params []ParamDoc
+	build  func(p Params) (Kernel, error)
+	doc    string
+}
+
+// registry lists the kernels known by name. It is built on each call, so
+// there is no package-level mutable state.
+func registry() map[string]factory {
+	return map[string]factory{
+		"walk": {
+			doc: "fixed-length walk kernel K=_l, or K<=_l with max=true (Section 4.2)",
+			params: []ParamDoc{
+				{"length", "", "walk length l >= 0 (required)"},
+				{"max", "false", "true: Max-l-walk kernel, the sum over lengths 0..l"},
+				{"lambda", "1", "weight base of the Max-l-walk kernel: lambda_i = lambda^i, > 0"},
+				{"wl", "0", "Weisfeiler-Lehman iterations applied to the vertex labels first, >= 0"},
+			},
+			build: newWalkFromParams,
+		},
+		"grw": {
+			doc: "geometric random walk kernel, the sum of gamma^l times the l-walk kernel over all l (Gärtner et al. 2003); implicit only",
+			params: []ParamDoc{
+				{"gamma", "", "decay 0 < gamma < 1 (required); the series must converge on every pair"},
+				{"terms", "0", "> 0: sum walk lengths 0..terms-1 only; 0: sum until converged"},
+			},
+			build: newGRWFromParams,
+		},
+	}
+}
+
+// Names returns the names of the known kernels, sorted.
+func Names() []string {
+	r := registry()
+	names := make([]string, 0, len(r))
+	for n := range r {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Describe returns a kernel's one-line description and parameter docs.
+func Describe(name string) (string, []ParamDoc, error) {
+	f, ok := registry()[name]
+	if !ok {
+		return "", nil, unknownKernel(name)
+	}
+	return f.doc, f.params, nil
+}
+
+// New returns the kernel called name, configured by p. An unknown kernel, an
+// unknown parameter, a malformed value or a value out of range is an error;
+// parameter errors are *ParamError.
+func New(name string, p Params) (Kernel, error) {
+	f, ok := registry()[name]
+	if !ok {
+		return nil, unknownKernel(name)
+	}
+	for k := range p {
+		if !slices.ContainsFunc(f.params, func(d ParamDoc) bool { return d.Name == k }) {
+			known := make([]string, len(f.params))
+			for i, d := range f.params {
+				known[i] = d.Name
+			}
+			return nil, &ParamError{Kernel: name, Param: k, Reason: "unknown parameter (known: " + strings.Join(known, ", ") + ")"}
+		}
+	}
+	return f.build(p)
+}
+
+func unknownKernel(name string) error {
+	return fmt.Errorf("unknown kernel %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// paramReader parses typed parameters and remembers the first error.
+type paramReader struct {
+	kernel string
+	p      Params
+	err    error
+}
+
+func (r *paramReader) fail(key, reason string) {
+	if r.err == nil {
+		r.err = &ParamError{Kernel: r.kernel, Param: key, Value: r.p[key], Reason: reason}
+	}
+}
+
+// intParam returns the integer parameter key in [lo, hi], def when absent;
+// required parameters have no default.
+func (r *paramReader) int(key string, def, lo, hi int, required bool) int {
+	s, ok := r.p[key]
+	if !ok {
+		if required {
+			r.fail(key, "required")
+		}
+		return def
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		r.fail(key, "not an integer")
+		return def
+	}
+	if v < lo || v > hi {
+		r.fail(key, fmt.Sprintf("out of range [%d, %d]", lo, hi))
+		return def
+	}
+	return v
+}
+
+func (r *paramReader) bool(key string, def bool) bool {
+	s, ok := r.p[key]
+	if !ok {
+		return def
+	}
+	v, err := strconv.ParseBool(strings.TrimSpace(s))
+	if err != nil {
+		r.fail(key, "not a boolean (true or false)")
+		return def
+	}
+	return v
+}
+
+// float returns the parameter key, which must be finite and > lo.
+func (r *paramReader) floatAbove(key string, def, lo float64) float64 {
+	s, ok := r.p[key]
+	if !ok {
+		return def
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || v != v || v > 1e300 || v < -1e300 {
+		r.fail(key, "not a finite number")
+		return def
+	}
+	if v <= lo {
+		r.fail(key, fmt.Sprintf("must be > %g", lo))
+		return def
+	}
+	return v
+}

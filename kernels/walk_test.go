@@ -1,0 +1,308 @@
+package kernels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/graph/graphtest"
+	"github.com/gkbench/gkbench/synth"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Tiny graphs of the hand-computed tests. Vertex labels are given per vertex,
+// edge labels are 0 unless stated.
+var (
+	// path: 0 - 1 - 0 (vertex labels a b a).
+	tinyPath = graph.MustBuild([]int32{0, 1, 0}, []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}})
+	// triangle on vertices labelled 0, 0, 1.
+	tinyTriangle = graph.MustBuild([]int32{0, 0, 1}, []graph.Edge{{U: 0, V: 1}, {U: 0, V: 2}, {U: 1, V: 2}})
+	// star: centre labelled 1, three leaves labelled 0.
+	tinyStar = graph.MustBuild([]int32{1, 0, 0, 0}, []graph.Edge{{U: 0, V: 1}, {U: 0, V: 2}, {U: 0, V: 3}})
+	// path with edge labels: 0 -5- 1 -7- 0.
+	tinyPathE = graph.MustBuild([]int32{0, 1, 0}, []graph.Edge{{U: 0, V: 1, Label: 5}, {U: 1, V: 2, Label: 7}})
+)
+
+// The label-sequence count vectors behind the expected values below, written
+// as (vertex label, [edge label,] vertex label, ...) → count:
+//
+//	path     l=0: 0:2 1:1            l=1: (0,1):2 (1,0):2
+//	         l=2: (0,1,0):4 (1,0,1):2 (walks 0-1-0, 0-1-2, 2-1-0, 2-1-2; 1-0-1, 1-2-1)
+//	triangle l=0: 0:2 1:1            l=1: (0,0):2 (0,1):2 (1,0):2
+//	         l=2: (0,0,0):2 (0,0,1):2 (0,1,0):4 (1,0,0):2 (1,0,1):2
+//	         (12 walks: every vertex has degree 2, so 6 arcs × 2 continuations)
+//	star     l=0: 0:3 1:1            l=1: (1,0):3 (0,1):3
+//	         l=2: (0,1,0):9 (leaf-centre-leaf, 3×3) (1,0,1):3
+//	pathE    l=1: (0,5,1) (1,5,0) (1,7,0) (0,7,1), one each
+//	         l=2: six distinct sequences, one each
+//
+// Each kernel value is the dot product of two such vectors.
+func TestWalkHandComputed(t *testing.T) {
+	tests := []struct {
+		name string
+		g, h *graph.Graph
+		want [3]float64 // K=_0, K=_1, K=_2
+	}{
+		// l=0: 2·2+1·1; l=1: 2·2+2·2; l=2: 4·4+2·2.
+		{"path-triangle", tinyPath, tinyTriangle, [3]float64{5, 8, 20}},
+		// l=0: 2·3+1·1; l=1: 2·3+2·3; l=2: 4·9+2·3.
+		{"path-star", tinyPath, tinyStar, [3]float64{7, 12, 42}},
+		// l=0: 2·3+1·1; l=1: 2·3+2·3; l=2: 4·9+2·3.
+		{"triangle-star", tinyTriangle, tinyStar, [3]float64{7, 12, 42}},
+		// l=0: 4+1; l=1: 4+4; l=2: 16+4.
+		{"path-path", tinyPath, tinyPath, [3]float64{5, 8, 20}},
+		// l=0: 4+1; l=1: 4+4+4; l=2: 4+4+16+4+4.
+		{"triangle-triangle", tinyTriangle, tinyTriangle, [3]float64{5, 12, 32}},
+		// l=0: 9+1; l=1: 9+9; l=2: 81+9.
+		{"star-star", tinyStar, tinyStar, [3]float64{10, 18, 90}},
+		// Edge labels 5 and 7 never match label 0, so only vertices count.
+		{"pathE-path", tinyPathE, tinyPath, [3]float64{5, 0, 0}},
+		// Four and six distinct sequences with count 1 each.
+		{"pathE-pathE", tinyPathE, tinyPathE, [3]float64{5, 4, 6}},
+	}
+	for _, tc := range tests {
+		for l := 0; l <= 2; l++ {
+			for _, m := range []Method{Explicit, Implicit} {
+				got := pairValue(t, &Walk{Length: l}, tc.g, tc.h, m)
+				if got != tc.want[l] {
+					t.Errorf("%s l=%d %s: K = %v, want %v", tc.name, l, m, got, tc.want[l])
+				}
+			}
+		}
+	}
+}
+
+// TestMaxWalkHandComputed checks K≤_2 = Σ λ_i K=_i on the path and triangle,
+// whose K=_i are 5, 8, 20 (see TestWalkHandComputed).
+func TestMaxWalkHandComputed(t *testing.T) {
+	tests := []struct {
+		lambda []float64
+		want   float64
+	}{
+		{nil, 5 + 8 + 20},
+		{[]float64{1, 0.5, 0.25}, 5 + 4 + 5},
+		{[]float64{0, 0, 1}, 20},
+	}
+	for _, tc := range tests {
+		for _, m := range []Method{Explicit, Implicit} {
+			got := pairValue(t, &Walk{Length: 2, Max: true, Lambda: tc.lambda}, tinyPath, tinyTriangle, m)
+			if got != tc.want {
+				t.Errorf("λ=%v %s: K≤_2 = %v, want %v", tc.lambda, m, got, tc.want)
+			}
+		}
+	}
+}
+
+// pairValue returns the off-diagonal entry of the 2×2 Gram matrix of g, h.
+func pairValue(t *testing.T, k Kernel, g, h *graph.Graph, m Method) float64 {
+	t.Helper()
+	K, _, err := k.Gram(context.Background(), []*graph.Graph{g, h}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return K.At(0, 1)
+}
+
+// bruteWalks counts the label sequences of all walks of length l in g by
+// enumerating the walks one by one, independently of both methods.
+func bruteWalks(g *graph.Graph, l int) map[string]float64 {
+	counts := make(map[string]float64)
+	var rec func(v int, seq string, left int)
+	rec = func(v int, seq string, left int) {
+		if left == 0 {
+			counts[seq]++
+			return
+		}
+		for a := g.Offsets[v]; a < g.Offsets[v+1]; a++ {
+			w := int(g.Adj[a])
+			rec(w, fmt.Sprintf("%s,%d,%d", seq, g.EdgeLabels[a], g.Labels[w]), left-1)
+		}
+	}
+	for v := 0; v < g.N(); v++ {
+		rec(v, fmt.Sprint(g.Labels[v]), l)
+	}
+	return counts
+}
+
+func bruteKernel(g, h *graph.Graph, l int) float64 {
+	a, b := bruteWalks(g, l), bruteWalks(h, l)
+	var s float64
+	for k, x := range a {
+		s += x * b[k]
+	}
+	return s
+}
+
+// slowDirac is the Dirac kernel hidden behind another type, so that kernels
+// take their generic paths instead of the integer fast paths.
+type slowDirac struct{ Dirac }
+
+// TestWalkAgainstBruteForce compares both methods, on both the fast and the
+// generic paths, with walk enumeration on random small graphs.
+func TestWalkAgainstBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var gs []*graph.Graph
+	for i := 0; i < 12; i++ {
+		gs = append(gs, graphtest.Random(r, 1+r.IntN(7), 0.2+0.5*r.Float64(), 1+r.IntN(3), 1+r.IntN(2)))
+	}
+	gs = append(gs, graph.MustBuild(nil, nil)) // the empty graph
+	for l := 0; l <= 4; l++ {
+		kernels := map[string]*Walk{
+			"fast":    {Length: l},
+			"generic": {Length: l, Vertex: slowDirac{}, Edge: slowDirac{}},
+		}
+		for kname, k := range kernels {
+			for _, m := range []Method{Explicit, Implicit} {
+				K, _, err := k.Gram(context.Background(), gs, m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range gs {
+					for j := range gs {
+						if got, want := K.At(i, j), bruteKernel(gs[i], gs[j], l); got != want {
+							t.Errorf("l=%d %s %s K[%d,%d] = %v, brute force %v", l, kname, m, i, j, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// requireEqual fails unless the two matrices are exactly equal.
+func requireEqual(t *testing.T, what string, a, b *mat.SymDense) {
+	t.Helper()
+	n := a.SymmetricDim()
+	if b.SymmetricDim() != n {
+		t.Fatalf("%s: sizes %d and %d", what, n, b.SymmetricDim())
+	}
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			if x, y := a.At(i, j), b.At(i, j); x != y {
+				t.Fatalf("%s: K[%d,%d] explicit %v, implicit %v", what, i, j, x, y)
+			}
+		}
+	}
+}
+
+func explicitImplicit(t *testing.T, what string, k *Walk, gs []*graph.Graph) (*Report, *Report) {
+	t.Helper()
+	ctx := context.Background()
+	ke, re, err := k.Gram(ctx, gs, Explicit)
+	if err != nil {
+		t.Fatalf("%s explicit: %v", what, err)
+	}
+	ki, ri, err := k.Gram(ctx, gs, Implicit)
+	if err != nil {
+		t.Fatalf("%s implicit: %v", what, err)
+	}
+	requireEqual(t, what, ke, ki)
+	return re, ri
+}
+
+// TestWalkExplicitEqualsImplicitMUTAG is the exactness requirement of the
+// paper's Dirac setting: both methods compute the same integer counts.
+func TestWalkExplicitEqualsImplicitMUTAG(t *testing.T) {
+	ds := graphtest.Dataset(t, "MUTAG")
+	for l := 0; l <= 6; l++ {
+		re, ri := explicitImplicit(t, fmt.Sprintf("MUTAG l=%d", l), &Walk{Length: l}, ds.Graphs)
+		if re.FeatureNNZ == 0 || ri.ProductVertices == 0 || ri.Pairs != 188*189/2 {
+			t.Errorf("l=%d: implausible cost figures: %v / %v", l, re, ri)
+		}
+	}
+	explicitImplicit(t, "MUTAG max l=4", &Walk{Length: 4, Max: true}, ds.Graphs)
+}
+
+func TestWalkExplicitEqualsImplicitSynthetic(t *testing.T) {
+	for _, pv := range []float64{0, 0.5, 1} {
+		ds, err := synth.Walk(synth.WalkConfig{PV: pv}, 40, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, wl := range []int{0, 1, 2} {
+			for _, l := range []int{0, 3, 6} {
+				explicitImplicit(t, fmt.Sprintf("pV=%v wl=%d l=%d", pv, wl, l), &Walk{Length: l, WL: wl}, ds.Graphs)
+			}
+		}
+	}
+}
+
+// TestWalkCostFigures checks the reported sizes on the tiny graphs, where
+// they can be counted by hand.
+func TestWalkCostFigures(t *testing.T) {
+	gs := []*graph.Graph{tinyPath, tinyTriangle}
+	_, ri, err := (&Walk{Length: 1}).Gram(context.Background(), gs, Implicit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Product vertices: path×path 2·2+1·1 = 5, path×triangle 5,
+	// triangle×triangle 5. Product edges: a product edge joins (u,v)-(u',v')
+	// for edges uu', vv' with equal endpoint labels; it is half the number of
+	// matching pairs of directed edges, i.e. K=_1/2: 8/2, 8/2, 12/2.
+	if ri.ProductVertices != 15 || ri.ProductEdges != 14 || ri.Pairs != 3 {
+		t.Errorf("implicit cost: %d vertices, %d edges, %d pairs; want 15, 14, 3", ri.ProductVertices, ri.ProductEdges, ri.Pairs)
+	}
+	_, re, err := (&Walk{Length: 2}).Gram(context.Background(), gs, Explicit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// φ_2(path) has 2 non-zeros, φ_2(triangle) 5 (see the vectors above).
+	if re.FeatureNNZ != 7 || re.MaxFeatureNNZ != 5 {
+		t.Errorf("explicit cost: nnz %d max %d, want 7 and 5", re.FeatureNNZ, re.MaxFeatureNNZ)
+	}
+}
+
+func TestWalkCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	gs := []*graph.Graph{tinyPath, tinyStar}
+	for _, m := range []Method{Explicit, Implicit} {
+		if _, _, err := (&Walk{Length: 2}).Gram(ctx, gs, m); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: err = %v, want context.Canceled", m, err)
+		}
+	}
+}
+
+func TestWalkParams(t *testing.T) {
+	tests := []struct {
+		p       Params
+		wantErr string // "" for success
+		want    Walk
+	}{
+		{Params{"length": "3"}, "", Walk{Length: 3}},
+		{Params{"length": "2", "max": "true", "lambda": "0.5"}, "", Walk{Length: 2, Max: true, Lambda: []float64{1, 0.5, 0.25}}},
+		{Params{"length": "2", "wl": "1"}, "", Walk{Length: 2, WL: 1}},
+		{Params{}, `parameter "length": required`, Walk{}},
+		{Params{"length": "-1"}, "out of range", Walk{}},
+		{Params{"length": "x"}, "not an integer", Walk{}},
+		{Params{"length": "1", "foo": "1"}, "unknown parameter", Walk{}},
+		{Params{"length": "1", "lambda": "0.5"}, "only applies with max=true", Walk{}},
+		{Params{"length": "1", "max": "true", "lambda": "NaN"}, "not a finite number", Walk{}},
+		{Params{"length": "1", "max": "yes"}, "not a boolean", Walk{}},
+	}
+	for _, tc := range tests {
+		k, err := New("walk", tc.p)
+		if tc.wantErr != "" {
+			var pe *ParamError
+			if err == nil || !errors.As(err, &pe) || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%v: err = %v, want a ParamError with %q", tc.p, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v: %v", tc.p, err)
+			continue
+		}
+		w := k.(*Walk)
+		if w.Length != tc.want.Length || w.Max != tc.want.Max || w.WL != tc.want.WL || fmt.Sprint(w.Lambda) != fmt.Sprint(tc.want.Lambda) {
+			t.Errorf("%v: got %+v, want %+v", tc.p, *w, tc.want)
+		}
+	}
+	if _, err := New("nope", nil); err == nil || !strings.Contains(err.Error(), "unknown kernel") {
+		t.Errorf("unknown kernel: err = %v", err)
+	}
+}
