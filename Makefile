@@ -1,0 +1,46 @@
+# gkbench: see README.md. `make reproduce` regenerates the paper's results,
+# `make test` runs the test suite (this is what CI runs).
+
+GO       ?= go
+PROFILE  ?= quick
+RUNEXP   := bin/runexp
+export GOFLAGS := -buildvcs=false
+
+.PHONY: all deps build test bench reproduce vet clean
+
+all: build
+
+# deps installs what the build needs and is missing: the Go toolchain must be
+# there already; gcc (for cgo) and LIBSVM's headers and library come from
+# Debian. apt waits for a held lock instead of failing.
+APT := DEBIAN_FRONTEND=noninteractive $(if $(filter 0,$(shell id -u)),,sudo) apt-get -o DPkg::Lock::Timeout=600
+deps:
+	@command -v $(GO) >/dev/null || { echo "deps: Go 1.26 is not on PATH; install it first" >&2; exit 1; }
+	@missing=""; \
+	  [ -f /usr/include/libsvm/svm.h ] || missing="$$missing libsvm-dev"; \
+	  command -v gcc >/dev/null || missing="$$missing gcc"; \
+	  if [ -n "$$missing" ]; then \
+	    echo "deps: installing$$missing"; \
+	    $(APT) update -qq && $(APT) install -y -qq $$missing >/dev/null; \
+	  fi
+	@$(GO) mod download
+
+build: deps
+	$(GO) build -o $(RUNEXP) ./cmd/runexp
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
+
+test: deps vet
+	$(GO) test -count=1 -timeout 9m ./...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./kernels/
+
+reproduce: build
+	@echo "reproduce: profile $(PROFILE)"
+	$(RUNEXP) stats -data MUTAG
+
+clean:
+	rm -rf bin

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/gkbench/gkbench/kernels"
+	"gonum.org/v1/gonum/mat"
+)
+
+// cmdGram computes one kernel matrix and writes it as text.
+func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("gram")
+	data := fs.String("data", "", "TU data folder, or data set name looked up on the data path")
+	kname := fs.String("kernel", "", "kernel name: one of the registered kernels (walk)")
+	method := fs.String("method", "explicit", "explicit or implicit")
+	var params paramFlag
+	fs.Var(&params, "p", "kernel parameter key=value (repeatable), e.g. -p length=3")
+	subset := fs.Int("subset", 0, "use a random subset of this many graphs (0: all)")
+	seed := fs.Uint64("seed", 1, "seed of the random subset")
+	out := fs.String("o", "", "output file (default: standard output)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *kname == "" {
+		return usagef("-kernel is required (known: %v)", kernels.Names())
+	}
+	m, err := kernels.ParseMethod(*method)
+	if err != nil {
+		return usageError{err}
+	}
+	k, err := kernels.New(*kname, params.p)
+	if err != nil {
+		return usageError{err}
+	}
+	if !supports(k, m) {
+		return usagef("kernel %s has no %s method", *kname, m)
+	}
+	if *subset < 0 {
+		return usagef("-subset %d: must be ≥ 0", *subset)
+	}
+	ds, err := loadData(*data)
+	if err != nil {
+		return err
+	}
+	if *subset > 0 {
+		if *subset > ds.Len() {
+			return usagef("-subset %d: data set %s has only %d graphs", *subset, ds.Name, ds.Len())
+		}
+		if ds, err = ds.RandomSubset(*subset, *seed); err != nil {
+			return err
+		}
+	}
+	K, rep, err := k.Gram(ctx, ds.Graphs, m)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "gram: %s n=%d kernel=%s %v\n", ds.Name, ds.Len(), *kname, rep)
+	if *out == "" {
+		w := bufio.NewWriter(stdout)
+		writeMatrix(w, K)
+		return w.Flush()
+	}
+	return writeFileAtomic(*out, func(w *bufio.Writer) { writeMatrix(w, K) })
+}
+
+func supports(k kernels.Kernel, m kernels.Method) bool {
+	for _, x := range k.Methods() {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// writeMatrix writes K as n lines of n space-separated numbers, each in the
+// shortest form that parses back to the same float64.
+func writeMatrix(w *bufio.Writer, K *mat.SymDense) {
+	n := K.SymmetricDim()
+	var buf []byte
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if j > 0 {
+				w.WriteByte(' ')
+			}
+			buf = strconv.AppendFloat(buf[:0], K.At(i, j), 'g', -1, 64)
+			w.Write(buf)
+		}
+		w.WriteByte('\n')
+	}
+}
+
+// writeFileAtomic writes a file through a temporary file in the same folder
+// and renames it into place, so that readers never see half a file.
+func writeFileAtomic(path string, fill func(*bufio.Writer)) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	w := bufio.NewWriter(f)
+	fill(w)
+	if err := errors.Join(w.Flush(), f.Sync(), f.Close()); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
