@@ -70,6 +70,10 @@ type Report struct {
 	ProductVertices, ProductEdges int64
 	// Pairs is the number of pairs i ≤ j evaluated.
 	Pairs int64
+	// Comparisons counts the base-kernel comparisons of a pairwise
+	// evaluation that does not build product graphs, e.g. the path pairs
+	// compared by the implicit shortest-path kernel.
+	Comparisons int64
 }
 
 // Total returns the time of the method's two phases, without TPrep.

@@ -64,6 +64,18 @@ func registry() map[string]factory {
 			},
 			build: newGRWFromParams,
 		},
+		"sp": {
+			doc:   "shortest-path kernel with Dirac kernels on endpoint labels and path lengths (Section 4.3)",
+			build: newSPFromParams,
+		},
+		"graphlet": {
+			doc:   "graphlet kernel on connected induced 3-vertex subgraphs with vertex and edge labels (Section 5.4.1); explicit only",
+			build: newGraphletFromParams,
+		},
+		"csm": {
+			doc:   "connected subgraph matching kernel on 3-vertex subgraphs, Dirac kernels, no automorphism weighting (Section 4.4); implicit only",
+			build: newCSMFromParams,
+		},
 	}
 }
 

@@ -201,11 +201,7 @@ func (k *Walk) FeatureVectors(ctx context.Context, gs []*graph.Graph, rep *Repor
 		vecs[i] = b.graphVector(g)
 	}
 	if rep != nil {
-		for _, v := range vecs {
-			nz := int64(v.Len())
-			rep.FeatureNNZ += nz
-			rep.MaxFeatureNNZ = max(rep.MaxFeatureNNZ, nz)
-		}
+		noteVecs(rep, vecs)
 		rep.Features = int64(b.size())
 	}
 	if k.Max && k.Lambda != nil {

@@ -50,3 +50,46 @@ func BenchmarkWalkGram(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSPGram times the shortest-path kernel's Gram matrix. The paper's
+// Table 3 (Java, i7-3770): MUTAG explicit 0.120 s, implicit 5.272 s;
+// ENZYMES explicit 0.907 s, implicit 9 min 8 s.
+func BenchmarkSPGram(b *testing.B) {
+	for _, data := range []string{"MUTAG", "ENZYMES"} {
+		for _, m := range []Method{Explicit, Implicit} {
+			b.Run(data+"/"+string(m), func(b *testing.B) {
+				gs := graphtest.Dataset(b, data).Graphs
+				for b.Loop() {
+					if _, _, err := (&ShortestPath{}).Gram(context.Background(), gs, m); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSubgraphGram times the graphlet (explicit) and connected subgraph
+// matching (implicit) kernels. The paper's Table 3: GL MUTAG 0.011 s,
+// ENZYMES 0.205 s; CSM MUTAG 15.45 s, ENZYMES 34 min 15 s.
+func BenchmarkSubgraphGram(b *testing.B) {
+	cells := []struct {
+		data string
+		k    Kernel
+		m    Method
+	}{
+		{"MUTAG", &Graphlet{}, Explicit},
+		{"ENZYMES", &Graphlet{}, Explicit},
+		{"MUTAG", &SubgraphMatching{}, Implicit},
+	}
+	for _, c := range cells {
+		b.Run(c.data+"/"+c.k.Name(), func(b *testing.B) {
+			gs := graphtest.Dataset(b, c.data).Graphs
+			for b.Loop() {
+				if _, _, err := c.k.Gram(context.Background(), gs, c.m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

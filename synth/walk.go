@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/gkbench/gkbench/graph"
 )
 
@@ -36,19 +34,9 @@ func (c WalkConfig) resolve() (WalkConfig, error) {
 	if math.IsNaN(c.PV) || c.PV < 0 || c.PV > 1 {
 		return c, fmt.Errorf("PV = %v, want a probability in [0,1]", c.PV)
 	}
-	if math.IsNaN(c.MeanVertices) || math.IsInf(c.MeanVertices, 0) || c.MeanVertices < 0 {
-		return c, fmt.Errorf("MeanVertices = %v, want a finite mean ≥ 0 (0 for the paper's %d)", c.MeanVertices, defaultMeanVertices)
-	}
-	if math.IsNaN(c.EdgeProb) || c.EdgeProb < 0 || c.EdgeProb > 1 {
-		return c, fmt.Errorf("EdgeProb = %v, want a probability in [0,1] (0 for the paper's %v)", c.EdgeProb, defaultEdgeProb)
-	}
-	if c.MeanVertices == 0 {
-		c.MeanVertices = defaultMeanVertices
-	}
-	if c.EdgeProb == 0 {
-		c.EdgeProb = defaultEdgeProb
-	}
-	return c, nil
+	var err error
+	c.MeanVertices, c.EdgeProb, err = resolveShape(c.MeanVertices, c.EdgeProb, defaultMeanVertices, defaultEdgeProb)
+	return c, err
 }
 
 // Walk generates d graphs from seed. The first k graphs are the same for
@@ -89,49 +77,27 @@ func Walk(cfg WalkConfig, d int, seed uint64) (*graph.Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("synth.Walk: config: %w", err)
 	}
-	if d < 0 {
-		return nil, fmt.Errorf("synth.Walk: d = %d, want a number of graphs ≥ 0", d)
+	half := c.PV / 2
+	vertexLabel := func(rng *rand.Rand) int32 {
+		switch x := rng.Float64(); {
+		case x < half:
+			return 1
+		case x < c.PV:
+			return 2
+		}
+		return 0
 	}
-	src := rand.NewPCG(seed, walkStream)
-	rng := rand.New(src) // shares src's state: one stream for everything
-	pois := distuv.Poisson{Lambda: c.MeanVertices, Src: src}
 	ds := &graph.Dataset{
 		Name:       walkName(c, d, seed),
-		Graphs:     make([]*graph.Graph, d),
-		Classes:    make([]int64, d),
 		NodeLabels: []int64{0, 1, 2},
 		EdgeLabels: []int64{0},
 	}
-	half := c.PV / 2
-	var edges []graph.Edge
-	for i := range ds.Graphs {
-		nf := pois.Rand()
-		if nf > math.MaxInt32 {
-			return nil, fmt.Errorf("synth.Walk: graph %d: %v vertices exceed the int32 vertex ids", i, nf)
-		}
-		n := int(nf)
-		labels := make([]int32, n)
-		for v := range labels {
-			switch x := rng.Float64(); {
-			case x < half:
-				labels[v] = 1
-			case x < c.PV:
-				labels[v] = 2
-			}
-		}
-		edges = edges[:0]
-		for u := 0; u < n; u++ {
-			for v := u + 1; v < n; v++ {
-				if rng.Float64() < c.EdgeProb {
-					edges = append(edges, graph.Edge{U: int32(u), V: int32(v)})
-				}
-			}
-		}
-		g, err := graph.Build(labels, edges, nil, 0)
-		if err != nil {
-			return nil, fmt.Errorf("synth.Walk: graph %d: %w", i, err)
-		}
-		ds.Graphs[i] = g
+	err = randomGraphs(ds, poissonGraphs{
+		d: d, seed: seed, stream: walkStream, mean: c.MeanVertices, edgeProb: c.EdgeProb,
+		vertexLabel: vertexLabel,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("synth.Walk: %w", err)
 	}
 	return ds, nil
 }

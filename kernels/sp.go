@@ -1,0 +1,390 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gkbench/gkbench/graph"
+	"gonum.org/v1/gonum/mat"
+)
+
+// ShortestPath is the shortest-path kernel of Borgwardt and Kriegel (2005),
+// Equation (sp) of the paper:
+//
+//	k(G,H) = Σ_{u≠v ∈ V(G)} Σ_{w≠z ∈ V(H)} k_V(u,w)·δ(d_uv, d_wz)·k_V(v,z),
+//
+// over ordered pairs of distinct vertices joined by a path, with the Dirac
+// kernel δ on shortest-path lengths. The all-pairs distances of each graph
+// are computed once per graph, by breadth-first search, and serve both
+// methods.
+//
+// Explicit: each graph's vector counts the triples (label(u), d_uv,
+// label(v)) with Dirac vertex kernels, or sums φ^V(u) ⊗ e_d ⊗ φ^V(v) for a
+// vertex kernel with a feature map, which has P² non-zeros per vertex pair
+// when φ^V has P. Implicit: the equation evaluated pair of graphs by pair of
+// graphs, comparing every path of one with every path of the other that
+// could match. With Dirac vertex kernels the paths are grouped by their
+// endpoint labels first, so that only paths with equal endpoint labels are
+// compared; with other vertex kernels they are grouped by length.
+//
+// In the Report, the implicit method's TWDPG holds the distance computation
+// and grouping, and TWalks the pairwise evaluation; Comparisons counts the
+// path pairs compared.
+type ShortestPath struct {
+	// Vertex compares the endpoints; nil means Dirac on labels.
+	Vertex VertexKernel
+}
+
+func newSPFromParams(p Params) (Kernel, error) { return &ShortestPath{}, nil }
+
+// Name implements Kernel.
+func (k *ShortestPath) Name() string { return "sp" }
+
+// Methods implements Kernel.
+func (k *ShortestPath) Methods() []Method { return []Method{Explicit, Implicit} }
+
+// spMaxDist bounds the distances the packed keys hold; it is far beyond the
+// diameter of any benchmark graph.
+const spMaxDist = 1<<16 - 1
+
+// Gram implements Kernel.
+func (k *ShortestPath) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymDense, *Report, error) {
+	rep := &Report{Method: m}
+	for _, g := range gs {
+		if g.N() > spMaxDist {
+			return nil, nil, fmt.Errorf("sp kernel: graph with %d vertices exceeds the supported %d", g.N(), spMaxDist)
+		}
+	}
+	switch m {
+	case Explicit:
+		t := time.Now()
+		vecs, err := k.FeatureVectors(ctx, gs)
+		if err != nil {
+			return nil, rep, err
+		}
+		rep.TPhi = time.Since(t)
+		noteVecs(rep, vecs)
+		t = time.Now()
+		K, err := gramFromVecs(ctx, vecs, nil)
+		rep.TDot = time.Since(t)
+		return K, rep, err
+	case Implicit:
+		return k.implicit(ctx, gs, rep)
+	}
+	return nil, nil, fmt.Errorf("sp kernel: unsupported method %q", m)
+}
+
+// noteVecs records the non-zero counts of explicit feature vectors.
+func noteVecs(rep *Report, vecs []Vec) {
+	for _, v := range vecs {
+		nz := int64(v.Len())
+		rep.FeatureNNZ += nz
+		rep.MaxFeatureNNZ = max(rep.MaxFeatureNNZ, nz)
+	}
+}
+
+// FeatureVectors returns the explicit feature vectors of gs, with ids from
+// one interner.
+func (k *ShortestPath) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([]Vec, error) {
+	vecs := make([]Vec, len(gs))
+	var acc accumulator
+	if isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
+		// Key: label(u)<<40 | label(v)<<16 | d.
+		ids := make(map[uint64]uint32)
+		for i, g := range gs {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			n := g.N()
+			d := graph.Distances(g)
+			for u := 0; u < n; u++ {
+				lu := uint64(g.Labels[u]) << 40
+				for v, duv := range d[u*n : (u+1)*n] {
+					if duv <= 0 {
+						continue // u = v or unreachable
+					}
+					key := lu | uint64(g.Labels[v])<<16 | uint64(duv)
+					id, ok := ids[key]
+					if !ok {
+						id = uint32(len(ids))
+						ids[key] = id
+					}
+					acc.add(id, 1)
+				}
+			}
+			vecs[i].IDs, vecs[i].Vals = acc.flush(nil, nil)
+		}
+		return vecs, nil
+	}
+	vm, ok := vertexMapOf(k.Vertex)
+	if !ok {
+		return nil, fmt.Errorf("sp kernel: vertex kernel %T has no explicit feature map", k.Vertex)
+	}
+	ids := make(map[[3]uint64]uint32)
+	var fu, fv []Feature
+	for i, g := range gs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n := g.N()
+		d := graph.Distances(g)
+		feats := make([][]Feature, n)
+		for u := range feats {
+			feats[u] = vm.VertexFeatures(nil, g, u)
+		}
+		for u := 0; u < n; u++ {
+			fu = feats[u]
+			for v, duv := range d[u*n : (u+1)*n] {
+				if duv <= 0 {
+					continue
+				}
+				fv = feats[v]
+				for _, a := range fu {
+					for _, b := range fv {
+						key := [3]uint64{a.ID, uint64(duv), b.ID}
+						id, ok := ids[key]
+						if !ok {
+							id = uint32(len(ids))
+							ids[key] = id
+						}
+						acc.add(id, a.Val*b.Val)
+					}
+				}
+			}
+		}
+		vecs[i].IDs, vecs[i].Vals = acc.flush(nil, nil)
+	}
+	return vecs, nil
+}
+
+// vertexMapOf returns k as a VertexMap, with nil meaning Dirac.
+func vertexMapOf(k VertexKernel) (VertexMap, bool) {
+	if k == nil {
+		return Dirac{}, true
+	}
+	vm, ok := k.(VertexMap)
+	return vm, ok
+}
+
+// labelsBelow reports whether every vertex label of gs is in [0, limit).
+func labelsBelow(gs []*graph.Graph, limit int32) bool {
+	for _, g := range gs {
+		for _, l := range g.Labels {
+			if l < 0 || l >= limit {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// spPaths holds one graph's shortest paths for the implicit method: the
+// unordered pairs u < v joined by a path, grouped.
+type spPaths struct {
+	// Dirac: groups by endpoint labels (a ≤ b), keyed a<<32|b ascending;
+	// dist[start[i]:start[i+1]] are the lengths of the paths of group i.
+	keys  []uint64
+	start []int32
+	dist  []uint16
+	// Generic: the pairs themselves, grouped by length; pairs of group i
+	// are u[start[i]:start[i+1]], v[...], with length lens[i].
+	lens []uint16
+	u, v []int32
+}
+
+func newSPPathsDirac(g *graph.Graph) spPaths {
+	n := g.N()
+	d := graph.Distances(g)
+	type path struct {
+		key uint64
+		d   uint16
+	}
+	var ps []path
+	for u := 0; u < n; u++ {
+		for v := u + 1; v < n; v++ {
+			duv := d[u*n+v]
+			if duv <= 0 {
+				continue
+			}
+			a, b := g.Labels[u], g.Labels[v]
+			if a > b {
+				a, b = b, a
+			}
+			ps = append(ps, path{uint64(a)<<32 | uint64(b), uint16(duv)})
+		}
+	}
+	slices.SortFunc(ps, func(x, y path) int {
+		if x.key != y.key {
+			if x.key < y.key {
+				return -1
+			}
+			return 1
+		}
+		return int(x.d) - int(y.d)
+	})
+	var sp spPaths
+	sp.dist = make([]uint16, len(ps))
+	for i, p := range ps {
+		if i == 0 || p.key != ps[i-1].key {
+			sp.keys = append(sp.keys, p.key)
+			sp.start = append(sp.start, int32(i))
+		}
+		sp.dist[i] = p.d
+	}
+	sp.start = append(sp.start, int32(len(ps)))
+	return sp
+}
+
+func newSPPathsGeneric(g *graph.Graph) spPaths {
+	n := g.N()
+	d := graph.Distances(g)
+	type path struct {
+		u, v int32
+		d    uint16
+	}
+	var ps []path
+	for u := 0; u < n; u++ {
+		for v := u + 1; v < n; v++ {
+			if duv := d[u*n+v]; duv > 0 {
+				ps = append(ps, path{int32(u), int32(v), uint16(duv)})
+			}
+		}
+	}
+	slices.SortStableFunc(ps, func(x, y path) int { return int(x.d) - int(y.d) })
+	var sp spPaths
+	for i, p := range ps {
+		if i == 0 || p.d != ps[i-1].d {
+			sp.lens = append(sp.lens, p.d)
+			sp.start = append(sp.start, int32(i))
+		}
+		sp.u = append(sp.u, p.u)
+		sp.v = append(sp.v, p.v)
+	}
+	sp.start = append(sp.start, int32(len(ps)))
+	return sp
+}
+
+func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Report) (*mat.SymDense, *Report, error) {
+	n := len(gs)
+	if n == 0 {
+		return &mat.SymDense{}, rep, nil
+	}
+	dirac := isDirac(k.Vertex) && labelsBelow(gs, 1<<31-1)
+	t := time.Now()
+	paths := make([]spPaths, n)
+	for i, g := range gs {
+		if err := ctx.Err(); err != nil {
+			return nil, rep, err
+		}
+		if dirac {
+			paths[i] = newSPPathsDirac(g)
+		} else {
+			paths[i] = newSPPathsGeneric(g)
+		}
+	}
+	rep.TWDPG = time.Since(t)
+	t = time.Now()
+	K := mat.NewSymDense(n, nil)
+	raw := K.RawSymmetric()
+	var kv []float64
+	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, rep, err
+		}
+		for j := i; j < n; j++ {
+			var v float64
+			if dirac {
+				v = spPairDirac(&paths[i], &paths[j], rep)
+			} else {
+				kv = vertexKernelMatrix(kv, k.Vertex, gs[i], gs[j])
+				v = spPairGeneric(&paths[i], &paths[j], kv, gs[j].N(), rep)
+			}
+			raw.Data[i*raw.Stride+j] = v
+			rep.Pairs++
+		}
+	}
+	rep.TWalks = time.Since(t)
+	return K, rep, nil
+}
+
+// spPairDirac evaluates Equation (sp) with Dirac kernels on two graphs'
+// grouped paths. Over ordered pairs, a group of endpoint labels a ≠ b stands
+// for the orientations (a,b) and (b,a), and a group a = b for both
+// orientations of both paths, hence the factors 2 and 4 on the comparisons
+// of unordered paths.
+func spPairDirac(g, h *spPaths, rep *Report) float64 {
+	var total, comparisons int64
+	a, b := 0, 0
+	for a < len(g.keys) && b < len(h.keys) {
+		switch ka, kb := g.keys[a], h.keys[b]; {
+		case ka < kb:
+			a++
+		case ka > kb:
+			b++
+		default:
+			dg := g.dist[g.start[a]:g.start[a+1]]
+			dh := h.dist[h.start[b]:h.start[b+1]]
+			var match int64
+			for _, x := range dg {
+				for _, y := range dh {
+					if x == y {
+						match++
+					}
+				}
+			}
+			comparisons += int64(len(dg)) * int64(len(dh))
+			if ka>>32 == ka&(1<<32-1) {
+				total += 4 * match
+			} else {
+				total += 2 * match
+			}
+			a++
+			b++
+		}
+	}
+	rep.Comparisons += comparisons
+	return float64(total)
+}
+
+// vertexKernelMatrix fills buf with k_V(u,w) for u in g, w in h, row-major.
+func vertexKernelMatrix(buf []float64, vk VertexKernel, g, h *graph.Graph) []float64 {
+	ng, nh := g.N(), h.N()
+	buf = grow(buf, ng*nh)
+	for u := 0; u < ng; u++ {
+		for w := 0; w < nh; w++ {
+			buf[u*nh+w] = vk.Vertex(g, u, h, w)
+		}
+	}
+	return buf
+}
+
+// spPairGeneric evaluates Equation (sp) for a general vertex kernel, given
+// as the matrix kv, on paths grouped by length. An unordered path {u,v} of G
+// and {w,z} of H stand for four ordered combinations, which pair up as
+// k(u,w)k(v,z) + k(u,z)k(v,w), twice.
+func spPairGeneric(g, h *spPaths, kv []float64, nh int, rep *Report) float64 {
+	var total float64
+	a, b := 0, 0
+	for a < len(g.lens) && b < len(h.lens) {
+		switch la, lb := g.lens[a], h.lens[b]; {
+		case la < lb:
+			a++
+		case la > lb:
+			b++
+		default:
+			for x := g.start[a]; x < g.start[a+1]; x++ {
+				ru, rv := kv[int(g.u[x])*nh:], kv[int(g.v[x])*nh:]
+				for y := h.start[b]; y < h.start[b+1]; y++ {
+					w, z := h.u[y], h.v[y]
+					total += ru[w]*rv[z] + ru[z]*rv[w]
+				}
+			}
+			rep.Comparisons += int64(g.start[a+1]-g.start[a]) * int64(h.start[b+1]-h.start[b])
+			a++
+			b++
+		}
+	}
+	return 2 * total
+}

@@ -1,0 +1,88 @@
+package kernels
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/graph/graphtest"
+)
+
+// The shortest-path feature vectors of the tiny graphs of walk_test.go, as
+// (label(u), label(v), d_uv) → count over ordered pairs u ≠ v:
+//
+//	path     (0,1,1):2 (1,0,1):2 (0,0,2):2          (ends at distance 2)
+//	triangle (0,0,1):2 (0,1,1):2 (1,0,1):2          (all pairs adjacent)
+//	star     (1,0,1):3 (0,1,1):3 (0,0,2):6          (3·2 ordered leaf pairs)
+//	path+isolated vertex: as path; the isolated vertex has no paths.
+func TestSPHandComputed(t *testing.T) {
+	withIsolated := graph.MustBuild([]int32{0, 1, 0, 1}, []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}})
+	tests := []struct {
+		name string
+		g, h *graph.Graph
+		want float64
+	}{
+		{"path-triangle", tinyPath, tinyTriangle, 2*2 + 2*2},
+		{"path-star", tinyPath, tinyStar, 2*3 + 2*3 + 2*6},
+		{"triangle-star", tinyTriangle, tinyStar, 2*3 + 2*3},
+		{"path-path", tinyPath, tinyPath, 4 + 4 + 4},
+		{"triangle-triangle", tinyTriangle, tinyTriangle, 4 + 4 + 4},
+		{"star-star", tinyStar, tinyStar, 9 + 9 + 36},
+		{"isolated-path", withIsolated, tinyPath, 4 + 4 + 4},
+	}
+	kernels := map[string]*ShortestPath{"fast": {}, "generic": {Vertex: slowDirac{}}}
+	for _, tc := range tests {
+		for kname, k := range kernels {
+			for _, m := range []Method{Explicit, Implicit} {
+				if got := pairValue(t, k, tc.g, tc.h, m); got != tc.want {
+					t.Errorf("%s %s %s: K = %v, want %v", tc.name, kname, m, got, tc.want)
+				}
+			}
+		}
+	}
+}
+
+// TestSPExplicitEqualsImplicit checks exact agreement of the two methods,
+// on the fast and the generic paths, on random graphs and on MUTAG and
+// ENZYMES.
+func TestSPExplicitEqualsImplicit(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var rnd []*graph.Graph
+	for i := 0; i < 15; i++ {
+		rnd = append(rnd, graphtest.Random(r, 1+r.IntN(9), 0.3, 1+r.IntN(3), 1))
+	}
+	sets := map[string][]*graph.Graph{"random": rnd}
+	for _, name := range []string{"MUTAG", "ENZYMES"} {
+		if testing.Short() && name == "ENZYMES" {
+			continue
+		}
+		sets[name] = graphtest.Dataset(t, name).Graphs
+	}
+	for name, gs := range sets {
+		k := &ShortestPath{}
+		explicitImplicitSame(t, name, k, gs)
+		if name == "random" {
+			ke, _, err := (&ShortestPath{Vertex: slowDirac{}}).Gram(context.Background(), gs, Explicit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kf, _, _ := k.Gram(context.Background(), gs, Explicit)
+			requireEqual(t, "generic vs fast", ke, kf)
+			explicitImplicitSame(t, name+" generic", &ShortestPath{Vertex: slowDirac{}}, gs)
+		}
+	}
+}
+
+func explicitImplicitSame(t *testing.T, what string, k Kernel, gs []*graph.Graph) {
+	t.Helper()
+	ke, _, err := k.Gram(context.Background(), gs, Explicit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ki, _, err := k.Gram(context.Background(), gs, Implicit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireEqual(t, what, ke, ki)
+}
