@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,8 +66,19 @@ func registry() map[string]factory {
 			build: newGRWFromParams,
 		},
 		"sp": {
-			doc:   "shortest-path kernel with Dirac kernels on endpoint labels and path lengths (Section 4.3)",
-			build: newSPFromParams,
+			doc:    "shortest-path kernel, Dirac on path lengths, and on endpoint labels or a kernel on endpoint attributes (Sections 4.3, 5.2)",
+			params: attrParamDocs("dirac"),
+			build:  newSPFromParams,
+		},
+		"gi": {
+			doc:    "graph invariant kernel: WL weights on the unlabelled structure times an attribute kernel (Section 4.1.1)",
+			params: append([]ParamDoc{{"h", "3", "Weisfeiler-Lehman iterations, 0..20"}}, attrParamDocs("hat")...),
+			build:  newGIFromParams,
+		},
+		"gh": {
+			doc:    "GraphHopper kernel: shortest-path hop matrices times an attribute kernel (Section 4.1.1)",
+			params: attrParamDocs("hat"),
+			build:  newGHFromParams,
 		},
 		"graphlet": {
 			doc:   "graphlet kernel on connected induced 3-vertex subgraphs with vertex and edge labels (Section 5.4.1); explicit only",
@@ -187,4 +199,65 @@ func (r *paramReader) floatAbove(key string, def, lo float64) float64 {
 		return def
 	}
 	return v
+}
+
+// attrParamDocs documents the attribute-kernel parameters of the kernels for
+// attributed graphs, with the given default vertex kernel.
+func attrParamDocs(def string) []ParamDoc {
+	return []ParamDoc{
+		{"vertex", def, "vertex kernel: dirac (labels), hat (attributes, k_Delta) or rbf (attributes, Gaussian)"},
+		{"delta", "1", "hat kernel width delta > 0"},
+		{"sigma", "1", "rbf kernel width sigma > 0"},
+		{"iterations", "1", "random binning iterations P >= 1 of the explicit map of the hat kernel"},
+		{"seed", "1", "seed of the random binning"},
+	}
+}
+
+// attrKernel reads the attribute-kernel parameters.
+func (r *paramReader) attrKernel(def string) *AttrKernel {
+	a := &AttrKernel{
+		Kind:       def,
+		Delta:      r.floatAbove("delta", 1, 0),
+		Sigma:      r.floatAbove("sigma", 1, 0),
+		Iterations: r.int("iterations", 1, 1, 1<<20, false),
+		Seed:       uint64(r.int("seed", 1, 0, math.MaxInt32, false)),
+	}
+	if v, ok := r.p["vertex"]; ok {
+		a.Kind = strings.TrimSpace(v)
+	}
+	if err := a.validate(); err != nil && r.err == nil {
+		r.fail("vertex", err.Error())
+	}
+	return a
+}
+
+func newSPFromParams(p Params) (Kernel, error) {
+	r := &paramReader{kernel: "sp", p: p}
+	a := r.attrKernel("dirac")
+	if r.err != nil {
+		return nil, r.err
+	}
+	if a.Kind == "dirac" {
+		return &ShortestPath{}, nil
+	}
+	return &ShortestPath{Attr: a}, nil
+}
+
+func newGIFromParams(p Params) (Kernel, error) {
+	r := &paramReader{kernel: "gi", p: p}
+	k := &GraphInvariant{H: r.int("h", 3, 0, 20, false)}
+	k.Attr = *r.attrKernel("hat")
+	if r.err != nil {
+		return nil, r.err
+	}
+	return k, nil
+}
+
+func newGHFromParams(p Params) (Kernel, error) {
+	r := &paramReader{kernel: "gh", p: p}
+	k := &GraphHopper{Attr: *r.attrKernel("hat")}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return k, nil
 }

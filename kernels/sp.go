@@ -35,9 +35,11 @@ import (
 type ShortestPath struct {
 	// Vertex compares the endpoints; nil means Dirac on labels.
 	Vertex VertexKernel
+	// Attr, when set, replaces Vertex by a kernel on the endpoints'
+	// attributes (Section 5.2), scaled to [0, 1] first: exact for the
+	// implicit method, approximated by random binning for the explicit one.
+	Attr *AttrKernel
 }
-
-func newSPFromParams(p Params) (Kernel, error) { return &ShortestPath{}, nil }
 
 // Name implements Kernel.
 func (k *ShortestPath) Name() string { return "sp" }
@@ -56,6 +58,14 @@ func (k *ShortestPath) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*
 		if g.N() > spMaxDist {
 			return nil, nil, fmt.Errorf("sp kernel: graph with %d vertices exceeds the supported %d", g.N(), spMaxDist)
 		}
+	}
+	if k.Attr != nil {
+		if err := k.Attr.validate(); err != nil {
+			return nil, nil, fmt.Errorf("sp kernel: %w", err)
+		}
+		t := time.Now()
+		gs = graph.ScaleAttributes(gs)
+		rep.TPrep = time.Since(t)
 	}
 	switch m {
 	case Explicit:
@@ -90,7 +100,7 @@ func noteVecs(rep *Report, vecs []Vec) {
 func (k *ShortestPath) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([]Vec, error) {
 	vecs := make([]Vec, len(gs))
 	var acc accumulator
-	if isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
+	if k.Attr == nil && isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
 		// Key: label(u)<<40 | label(v)<<16 | d.
 		ids := make(map[uint64]uint32)
 		for i, g := range gs {
@@ -119,6 +129,16 @@ func (k *ShortestPath) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([
 		return vecs, nil
 	}
 	vm, ok := vertexMapOf(k.Vertex)
+	if k.Attr != nil {
+		dim, err := attrDim(gs)
+		if err != nil {
+			return nil, fmt.Errorf("sp kernel: %w", err)
+		}
+		if vm, err = k.Attr.featureMap(dim); err != nil {
+			return nil, fmt.Errorf("sp kernel: %w", err)
+		}
+		ok = true
+	}
 	if !ok {
 		return nil, fmt.Errorf("sp kernel: vertex kernel %T has no explicit feature map", k.Vertex)
 	}
@@ -271,7 +291,11 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 	if n == 0 {
 		return &mat.SymDense{}, rep, nil
 	}
-	dirac := isDirac(k.Vertex) && labelsBelow(gs, 1<<31-1)
+	vk := k.Vertex
+	if k.Attr != nil {
+		vk = k.Attr.exact()
+	}
+	dirac := isDirac(vk) && labelsBelow(gs, 1<<31-1)
 	t := time.Now()
 	paths := make([]spPaths, n)
 	for i, g := range gs {
@@ -298,7 +322,7 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 			if dirac {
 				v = spPairDirac(&paths[i], &paths[j], rep)
 			} else {
-				kv = vertexKernelMatrix(kv, k.Vertex, gs[i], gs[j])
+				kv = vertexKernelMatrix(kv, vk, gs[i], gs[j])
 				v = spPairGeneric(&paths[i], &paths[j], kv, gs[j].N(), rep)
 			}
 			raw.Data[i*raw.Stride+j] = v
@@ -387,4 +411,20 @@ func spPairGeneric(g, h *spPaths, kv []float64, nh int, rep *Report) float64 {
 		}
 	}
 	return 2 * total
+}
+
+// EstimateBytes implements MemoryEstimator: the explicit map has up to P²
+// non-zeros per ordered pair of vertices joined by a path, when the vertex
+// feature map has P.
+func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method) int64 {
+	if m != Explicit || k.Attr == nil {
+		return 0
+	}
+	p := int64(max(k.Attr.Iterations, 1))
+	var pairs int64
+	for _, g := range gs {
+		n := int64(g.N())
+		pairs += n * (n - 1)
+	}
+	return 52 * pairs * p * p
 }
