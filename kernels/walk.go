@@ -154,27 +154,6 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 	return nil, nil, fmt.Errorf("walk kernel: unsupported method %q", m)
 }
 
-// gramFromVecs fills the Gram matrix from sparse feature vectors, checking
-// for cancellation between rows.
-func gramFromVecs(ctx context.Context, vecs []Vec, weights []float64) (*mat.SymDense, error) {
-	n := len(vecs)
-	if n == 0 {
-		return &mat.SymDense{}, nil
-	}
-	K := mat.NewSymDense(n, nil)
-	raw := K.RawSymmetric()
-	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-		for j := i; j < n; j++ {
-			row[j] = weightedDot(vecs[i], vecs[j], weights)
-		}
-	}
-	return K, nil
-}
-
 // FeatureVectors computes the explicit feature vector φ(G) of every graph
 // (Algorithm 3), with ids from one interner so that the vectors are
 // comparable. For the Max-l-walk kernel with non-unit weights it also

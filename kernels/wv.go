@@ -68,7 +68,10 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 			return nil, fmt.Errorf("%s kernel: %w", name, err)
 		}
 		t := time.Now()
-		ids := make(map[[2]uint64]uint32)
+		// A feature is the pair (weight feature, vertex feature); both
+		// are interned to 32-bit ids so that the pair packs into one
+		// uint64 key.
+		var wIDs, vIDs, ids keyInterner
 		var acc accumulator
 		var fw, fv []Feature
 		vecs := make([]Vec, n)
@@ -79,14 +82,14 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 			for u := 0; u < g.N(); u++ {
 				fw = w.features(fw[:0], i, u)
 				fv = vm.VertexFeatures(fv[:0], g, u)
+				for j := range fv {
+					id, _ := vIDs.intern(fv[j].ID)
+					fv[j].ID = uint64(id)
+				}
 				for _, x := range fw {
+					wid, _ := wIDs.intern(x.ID)
 					for _, y := range fv {
-						key := [2]uint64{x.ID, y.ID}
-						id, ok := ids[key]
-						if !ok {
-							id = uint32(len(ids))
-							ids[key] = id
-						}
+						id, _ := ids.intern(uint64(wid)<<32 | y.ID)
 						acc.add(id, x.Val*y.Val)
 					}
 				}
@@ -95,7 +98,7 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 		}
 		rep.TPhi += time.Since(t)
 		noteVecs(rep, vecs)
-		rep.Features = int64(len(ids))
+		rep.Features = int64(ids.len())
 		t = time.Now()
 		K, err := gramFromVecs(ctx, vecs, nil)
 		rep.TDot += time.Since(t)
