@@ -318,6 +318,11 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 			return nil, rep, err
 		}
 		for j := i; j < n; j++ {
+			// One pair of large graphs with uniform labels compares
+			// millions of paths.
+			if err := ctx.Err(); err != nil {
+				return nil, rep, err
+			}
 			var v float64
 			if dirac {
 				v = spPairDirac(&paths[i], &paths[j], rep)

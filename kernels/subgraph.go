@@ -265,6 +265,10 @@ func (k *SubgraphMatching) Gram(ctx context.Context, gs []*graph.Graph, m Method
 			return nil, rep, err
 		}
 		for j := i; j < n; j++ {
+			// One pair of dense graphs with few labels can take seconds.
+			if err := ctx.Err(); err != nil {
+				return nil, rep, err
+			}
 			t0 := time.Now()
 			pw.productDirac(gs[i], gs[j])
 			cw.csr(pw)

@@ -146,6 +146,11 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 				return nil, rep, err
 			}
 			for j := i; j < n; j++ {
+				if (j-i)%64 == 63 {
+					if err := ctx.Err(); err != nil {
+						return nil, rep, err
+					}
+				}
 				raw.Data[i*raw.Stride+j] = pw.pair(gs[i], gs[j], rep)
 			}
 		}
@@ -177,7 +182,9 @@ func (k *Walk) FeatureVectors(ctx context.Context, gs []*graph.Graph, rep *Repor
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		vecs[i] = b.graphVector(g)
+		if vecs[i], err = b.graphVector(ctx, g); err != nil {
+			return nil, nil, err
+		}
 	}
 	if rep != nil {
 		noteVecs(rep, vecs)

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -130,8 +131,10 @@ func (b *walkMapper) internSlow(key [3]uint64, length int) uint32 {
 	return id
 }
 
-// graphVector returns φ(g): Σ_v Φ_l(v), or Σ_v Σ_i Φ_i(v) for Max.
-func (b *walkMapper) graphVector(g *graph.Graph) Vec {
+// graphVector returns φ(g): Σ_v Φ_l(v), or Σ_v Σ_i Φ_i(v) for Max. It
+// checks ctx every few hundred vertices, since one graph's long walks can
+// take seconds after label refinement.
+func (b *walkMapper) graphVector(ctx context.Context, g *graph.Graph) (Vec, error) {
 	n := g.N()
 	l := b.k.Length
 	// Φ_0(v) = φ^V(v).
@@ -163,6 +166,13 @@ func (b *walkMapper) graphVector(g *graph.Graph) Vec {
 		}
 		b.nxt.reset()
 		for u := 0; u < n; u++ {
+			if u%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					b.vacc.flush(nil, nil)
+					b.gacc.flush(nil, nil)
+					return Vec{}, err
+				}
+			}
 			if b.dirac {
 				b.extendDirac(acc, g, u, i)
 			} else {
@@ -180,7 +190,7 @@ func (b *walkMapper) graphVector(g *graph.Graph) Vec {
 	}
 	var vec Vec
 	vec.IDs, vec.Vals = b.gacc.flush(nil, nil)
-	return vec
+	return vec, nil
 }
 
 // extendDirac adds Φ_i(u) = Σ_{v ∈ N(u)} (label(u), label(uv)) · Φ_{i−1}(v)
