@@ -31,9 +31,16 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 
 func commands() map[string]command {
 	return map[string]command{
-		"stats": {"print a data set's Table 2 row", cmdStats},
-		"synth": {"generate a synthetic data set in TU format", cmdSynth},
-		"gram":  {"compute a kernel matrix", cmdGram},
+		"stats":    {"print a data set's Table 2 row", cmdStats},
+		"synth":    {"generate a synthetic data set in TU format", cmdSynth},
+		"gram":     {"compute a kernel matrix", cmdGram},
+		"table":    {"print the paper's Table 3 beside a table3-discrete results folder", cmdTable},
+		"run":      {"run experiment specs and record their results", cmdRun},
+		"validate": {"check experiment specs without running them", cmdValidate},
+		"list":     {"list experiment specs with grid sizes and estimated times", cmdList},
+		"merge":    {"join the results folders of shards into one", cmdMerge},
+		"plot":     {"draw the figures of results folders", cmdPlot},
+		"data":     {"download the TU data sets and check them against their recorded sums", cmdData},
 	}
 }
 
@@ -59,7 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	err := c.run(ctx, args[1:], stdout, stderr)
-	if err == nil {
+	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
 	fmt.Fprintf(stderr, "runexp %s: %v\n", args[0], err)

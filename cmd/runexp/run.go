@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/term"
+
+	"github.com/gkbench/gkbench/harness"
+)
+
+// cmdRun runs experiment specs and records their results.
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run")
+	profile := fs.String("profile", harness.Quick, "profile: quick (minutes on 2 cores) or full (the paper's scale)")
+	out := fs.String("out", "results", "results root; a spec writes `DIR`/<spec name>/")
+	threads := fs.Int("threads", 0, "threads per kernel; 0 keeps the spec's (default 1, as in the paper)")
+	shard := fs.String("shard", "", "run only shard `i/N` of each grid (0 ≤ i < N), into <out>/<spec>/shard-i-of-N/")
+	force := fs.Bool("force", false, "resume into a results folder written from a different spec file or profile")
+	progress := fs.String("progress", "auto", "progress display: auto (a bar on a terminal, else log lines), bar or log")
+	files, err := parseInterspersed(fs, args, stderr)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usagef("no spec given (usage: runexp run SPEC... [-profile quick|full] [-out DIR] [-threads N] [-shard i/N] [-force])")
+	}
+	if *threads < 0 {
+		return usagef("-threads %d: must be ≥ 1 (or 0 for the spec's)", *threads)
+	}
+	var sh harness.Shard
+	if *shard != "" {
+		if sh, err = harness.ParseShard(*shard); err != nil {
+			return usagef("-shard: %v", err)
+		}
+	}
+	if *progress != "auto" && *progress != "bar" && *progress != "log" {
+		return usagef("-progress %q: want auto, bar or log", *progress)
+	}
+	// Check every spec before running any, so that a typo in the third
+	// spec does not surface after hours of the first.
+	var plans []*harness.Plan
+	for _, f := range files {
+		s, err := harness.LoadSpec(f)
+		if err != nil {
+			return usageError{err}
+		}
+		if err := s.CheckData(); err != nil {
+			return usageError{err}
+		}
+		p, err := s.Plan(*profile, *threads)
+		if err != nil {
+			return usagef("%s: %v", f, err)
+		}
+		plans = append(plans, p)
+	}
+	for _, p := range plans {
+		r := &harness.Runner{
+			Kernels:  harness.Registry{},
+			Data:     &harness.StdData{},
+			Progress: newProgress(*progress, stderr),
+			Shard:    sh,
+			Force:    *force,
+		}
+		res, err := r.Run(ctx, p, *out)
+		if errors.Is(err, harness.ErrResumeRefused) {
+			return usageError{err}
+		}
+		if errors.Is(err, harness.ErrInterrupted) {
+			return fmt.Errorf("%s: interrupted; %d rows kept in %s (summary.csv and meta.json written); "+
+				"run the same command again to resume", p.Spec.Name, res.Rows, res.Dir)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Spec.Name, err)
+		}
+		fmt.Fprintf(stdout, "%s [%s]: %d rows (%d new, %d kept) in %s\n", p.Spec.Name, p.Profile, res.Rows, res.New, res.Kept, res.Dir)
+	}
+	return nil
+}
+
+// newProgress returns a progress bar when stderr is a terminal (or bar is
+// asked for) and plain log lines otherwise, e.g. in CI.
+func newProgress(mode string, stderr io.Writer) harness.Progress {
+	tty := false
+	if f, ok := stderr.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd()))
+	}
+	if mode == "bar" || mode == "auto" && tty {
+		return &harness.BarProgress{W: stderr}
+	}
+	return &harness.LogProgress{W: stderr}
+}
+
+// parseInterspersed parses flags that may come before, between or after
+// the positional arguments, which it returns: "runexp run spec.yaml
+// -profile full" reads as naturally as the other order.
+func parseInterspersed(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
+	var pos []string
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fmt.Fprintf(stderr, "usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
+			return nil, errHelp
+		}
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tinySpec runs the real walk kernel on a 10-graph subset of MUTAG: 2 walk
+// lengths × 2 methods = 4 runs of a few milliseconds.
+const tinySpec = `name: tiny
+seed: 1
+data:
+  dataset: MUTAG
+kernels:
+  - name: walk
+methods: [explicit, implicit]
+grid:
+  size: [10]
+  length: [0, 1]
+limits: {time: 60s, memory: 1GiB}
+`
+
+// useSharedData points the data path at the project's shared data, from
+// this package's folder, and skips the test when it is not there.
+func useSharedData(t *testing.T) {
+	t.Helper()
+	dir, err := filepath.Abs("../../../shared/data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "MUTAG")); err != nil {
+		t.Skipf("no shared data at %s", dir)
+	}
+	t.Setenv("GKBENCH_DATA", dir)
+}
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCommands(t *testing.T) {
+	useSharedData(t)
+	tmp := t.TempDir()
+	tiny := writeFile(t, tmp, "tiny.yaml", tinySpec)
+	bad := writeFile(t, tmp, "bad.yaml", strings.Replace(tinySpec, "seed: 1\n", "seed: 1\nbogus: 2\n", 1))
+	missing := writeFile(t, tmp, "missing.yaml", strings.Replace(tinySpec, "MUTAG", "NOSUCHDATA", 1))
+	out := filepath.Join(tmp, "results")
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+
+	tests := []struct {
+		name   string
+		ctx    context.Context
+		args   []string
+		status int
+		// stdout and stderr must contain these.
+		stdout, stderr string
+	}{
+		// Exit statuses: main.go maps usageError to 2, other errors to 1.
+		{"validate ok", nil, []string{"validate", tiny}, 0, "quick 2 cells (4 runs)", ""},
+		{"validate bad key", nil, []string{"validate", bad}, 2, "", "bad.yaml:3: field bogus: unknown key"},
+		{"validate missing data", nil, []string{"validate", missing}, 2, "", "field data.dataset: data set NOSUCHDATA not found"},
+		{"validate several", nil, []string{"validate", tiny, bad}, 2, "", "1 of 2 specs have errors"},
+		{"validate nothing", nil, []string{"validate"}, 2, "", "no spec given"},
+		{"validate the project's specs", nil, append([]string{"validate"}, projectSpecs(t)...), 0, "fig-walk-wl.yaml", ""},
+		{"run", nil, []string{"run", tiny, "-out", out, "-progress", "log"}, 0, "tiny [quick]: 4 rows (4 new, 0 kept)", "ok"},
+		{"run again resumes", nil, []string{"run", "-out", out, tiny}, 0, "4 rows (0 new, 4 kept)", ""},
+		{"run other profile refused", nil, []string{"run", "-out", out, "-profile", "full", tiny}, 2, "", "holds results of profile quick, not full"},
+		{"run bad profile", nil, []string{"run", "-profile", "huge", tiny}, 2, "", `unknown profile "huge"`},
+		{"run bad shard", nil, []string{"run", "-shard", "4/4", tiny}, 2, "", "want 0 ≤ i < N"},
+		{"run bad threads", nil, []string{"run", "-threads", "2", tiny}, 2, "", "single-threaded"},
+		{"run bad spec", nil, []string{"run", bad}, 2, "", "bad.yaml:3"},
+		{"run interrupted", cancelled, []string{"run", "-out", filepath.Join(tmp, "int"), tiny}, 1, "", "run the same command again to resume"},
+		// Shard 1/2 of 2 cells is cell 1: 2 methods × 1 repetition.
+		{"run shard", nil, []string{"run", "-out", out, "-shard", "1/2", "-profile", "full", tiny}, 0, "2 rows (2 new, 0 kept)", ""},
+		{"merge", nil, []string{"merge", "-o", filepath.Join(tmp, "merged"), filepath.Join(out, "tiny", "shard-1-of-2")}, 0, "merged 2 rows from 1 folders", "no folder for shard 0/2"},
+		{"merge usage", nil, []string{"merge"}, 2, "", "usage: runexp merge"},
+		{"list", nil, []string{"list", filepath.Dir(projectSpecs(t)[0])}, 0, "fig-walk-label-diversity", ""},
+		{"list bad dir", nil, []string{"list", filepath.Join(tmp, "none")}, 2, "", "no specs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := tt.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			var stdout, stderr bytes.Buffer
+			status := run(ctx, tt.args, &stdout, &stderr)
+			if status != tt.status || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) {
+				t.Errorf("runexp %s: status %d, want %d\nstdout: %s\nstderr: %s\nwant stdout %q, stderr %q",
+					strings.Join(tt.args, " "), status, tt.status, stdout.String(), stderr.String(), tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
+
+func projectSpecs(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob("../../experiments/*.yaml")
+	if len(files) == 0 {
+		t.Skip("no specs in ../../experiments")
+	}
+	return files
+}

@@ -1,0 +1,140 @@
+// Package harness runs the paper's experiments: it decodes experiment specs
+// (experiments/*.yaml), expands their grids into cells, runs every cell's
+// kernel methods under time and memory limits, and records the runs in a
+// results folder that resumes after a crash, splits into shards and merges
+// back.
+//
+// # Specs
+//
+// A spec is one table or figure of the paper, decoded strictly (an unknown
+// key is an error) and validated; every error is one line,
+// "file:line: field path: reason".
+//
+//	name: fig-walk-label-diversity    # results folder; default: the file name
+//	title: ...                        # free text
+//	paper: Section 5.3.1, Figure 5    # where it is in the paper
+//	seed: 1                           # drives generators and subsets (required)
+//	data:                             # a TU data set, several, or a generator
+//	  dataset: U251                   #   or [MUTAG, ENZYMES]: a "dataset" axis
+//	  synthetic: walk                 #   or a generator, with
+//	  params: {mean_vertices: 20}     #   fixed data parameters
+//	kernels:                          # kernels with fixed parameters
+//	  - name: walk
+//	    params: {length: 7}
+//	methods: [explicit, implicit]
+//	grid:                             # axes, in order; the last varies fastest
+//	  pv: {from: 0, to: 1, step: 0.1} #   a range, computed exactly
+//	  d: [100, 200, 300]              #   or a list, or a single value
+//	measure: {repetitions: 5, warmup: 1, threads: 1}
+//	limits: {time: 24h, memory: 16GiB}   # per run; "none" for no limit
+//	profiles:                         # quick and full override axes' values,
+//	  quick:                          # measure and limits
+//	    grid: {d: [100, 140]}
+//	    measure: {repetitions: 1}
+//	    limits: {time: 60s}
+//
+// An axis name is a data parameter (for the walk generator pv, d,
+// mean_vertices, edge_prob; for TU data sets size, a random subset grown
+// by adding random graphs, nested in size) or else a parameter of every
+// kernel of the spec (length, wl, ...). Kernel parameters are validated by
+// building the kernel with every value of every axis. An evaluation block
+// is reserved for classification accuracy, which a later issue adds.
+//
+// Cells run data axes outermost, so that each data set is built once and
+// shared by its kernels, methods and repetitions; building it is not timed.
+//
+// # Results folder
+//
+// A run of spec S writes OUT/S/ (a shard i of N writes
+// OUT/S/shard-i-of-N/):
+//
+//   - cells.jsonl: one JSON object per run, the record. Rows are appended
+//     and synced one by one; a resumed run skips the (cell, method,
+//     repetition) rows present and drops a last line cut short by a crash.
+//   - cells.csv: the same rows as CSV, rebuilt from cells.jsonl on resume.
+//   - summary.csv: per cell and method, statistics over the ok repetitions.
+//   - meta.json: the Meta of the run: spec file hash, profile, seed, Go
+//     version, CPU model, GOMAXPROCS, host, git commit, start and end times,
+//     status, and schema_version (SchemaVersion), which changes whenever a
+//     column below changes.
+//
+// summary.csv and meta.json are written to a temporary file and renamed,
+// so that they are never seen half-written.
+//
+// # Columns of cells.csv and cells.jsonl (schema version 1)
+//
+// Times are in seconds; counts are integers. In cells.jsonl the grid
+// coordinates are in one object, "coords"; in cells.csv each is a column
+// named after its axis, right after cell.
+//
+//	cell_index        position of the cell in the profile's grid (0-based)
+//	cell              the cell key: data key, then kernel(parameters); the
+//	                  identity of the computation, used to resume and merge
+//	<axis>...         the cell's value of each grid axis, as canonical text
+//	                  ("0.3", "100", "MUTAG")
+//	data              the data key, e.g. walk(d=100,edge_prob=0.1,
+//	                  mean_vertices=20,pv=0.3,seed=1) or U251(size=500,seed=1)
+//	graphs            number of graphs of the data set (0 if it failed)
+//	kernel            kernel name
+//	params            every kernel parameter, sorted key=value pairs
+//	method            explicit or implicit
+//	rep               repetition, 1-based; warm-up runs are not recorded
+//	threads           threads the kernel was allowed
+//	status            ok; timeout (time limit hit: the paper's ">24h");
+//	                  oom (memory limit hit: the paper's "OOM"); or
+//	                  "error: message"
+//	note              why a row did not run, e.g. "not run: repetition 1
+//	                  hit the timeout limit": the remaining repetitions of a
+//	                  cell that hit a limit are recorded, not run
+//	t_total           time of the Gram call without t_prep: the paper's
+//	                  running time
+//	t_wall            wall time of the whole Gram call
+//	t_prep            preparation reported by the kernel, e.g. WL refinement
+//	t_phi, t_dot      explicit method: computing feature vectors; their dot
+//	                  products
+//	t_wdpg, t_walks   implicit method: building weighted direct product
+//	                  graphs; counting walks on them
+//	feature_nnz       explicit: non-zeros over all feature vectors
+//	max_feature_nnz   explicit: most non-zeros in one feature vector
+//	features          explicit: distinct features (dimension in use)
+//	product_vertices  implicit: product-graph vertices summed over pairs
+//	product_edges     implicit: product-graph edges summed over pairs
+//	pairs             implicit: graph pairs i ≤ j evaluated
+//	heap_base_bytes   heap objects after the GC that precedes the run
+//	peak_heap_bytes   largest heap sampled during the run (every 2ms,
+//	                  runtime/metrics /memory/classes/heap/objects:bytes,
+//	                  which includes garbage not yet swept)
+//	started           when the run started, RFC 3339 UTC
+//	host              host name of the machine
+//
+// Phase and cost columns the kernel does not report are 0. For timeout and
+// oom rows t_total and t_wall hold the time until the run stopped.
+//
+// # Columns of summary.csv
+//
+// One row per cell and method, in grid and method order: cell_index, cell,
+// the axis columns, data, graphs, kernel, params, method; reps (rows) and
+// ok (rows with status ok); status (ok when all are, else the first other
+// status); for each of t_total, t_prep, t_phi, t_dot, t_wdpg and t_walks
+// the columns _mean, _median and _min over the ok rows (empty when there is
+// none); the cost columns feature_nnz to pairs of the first ok row (they
+// do not vary between repetitions); and peak_heap_max_bytes over all rows.
+//
+// # Limits
+//
+// Each Gram call runs under a context cancelled with a cause when the time
+// limit passes (context.WithTimeoutCause) or when a sampling goroutine
+// sees the heap above the memory limit; kernels stop at their next check of
+// the context. The memory limit counts the whole process's heap objects,
+// the data set included. runtime.GC runs before each call so that one run's
+// garbage does not count against the next. Cancelling the context passed
+// to Run (Ctrl-C) cancels the run in flight, which is not recorded, keeps
+// every finished row, writes summary.csv and meta.json, and returns an
+// error wrapping ErrInterrupted.
+//
+// # Sharding
+//
+// A Shard i/N takes the cells whose index is i modulo N. Merge joins shard
+// folders of one spec file and profile, dropping identical duplicate rows,
+// and rebuilds cells.csv and summary.csv.
+package harness

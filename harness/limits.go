@@ -1,0 +1,169 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/kernels"
+)
+
+// heapMetric counts the bytes of heap objects, live or not yet swept: what
+// the process holds, without waiting for the kernel to return.
+const heapMetric = "/memory/classes/heap/objects:bytes"
+
+// defaultSampleEvery is how often a run's heap is sampled.
+const defaultSampleEvery = 2 * time.Millisecond
+
+// The causes with which a run's context is cancelled when it hits a limit.
+var (
+	errTimeout = errors.New("time limit exceeded")
+	errOOM     = errors.New("memory limit exceeded")
+)
+
+// heapBytes returns the current value of heapMetric.
+func heapBytes() uint64 {
+	s := []metrics.Sample{{Name: heapMetric}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// heapWatch samples the heap while a run is in flight and cancels the run
+// once the heap is over the limit: the run is stopped at the first check
+// of its context instead of taking the machine down.
+type heapWatch struct {
+	done chan struct{}
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	peak uint64
+	// cancelled is when the watch cancelled the run; it is written by the
+	// sampling goroutine and read after stop.
+	cancelled time.Time
+}
+
+func watchHeap(cancel context.CancelCauseFunc, limit int64, every time.Duration) *heapWatch {
+	w := &heapWatch{done: make(chan struct{})}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			v := w.sample()
+			if limit > 0 && v > uint64(limit) && w.cancelled.IsZero() {
+				w.cancelled = time.Now()
+				cancel(errOOM)
+			}
+			select {
+			case <-w.done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return w
+}
+
+func (w *heapWatch) sample() uint64 {
+	v := heapBytes()
+	w.mu.Lock()
+	w.peak = max(w.peak, v)
+	w.mu.Unlock()
+	return v
+}
+
+// stop ends the sampling and returns the peak, including a last sample.
+func (w *heapWatch) stop() uint64 {
+	close(w.done)
+	w.wg.Wait()
+	w.sample()
+	return w.peak
+}
+
+// outcome is what one Gram run produced.
+type outcome struct {
+	status      string // StatusOK, StatusTimeout, StatusOOM or "error: ..."
+	interrupted bool   // the parent context was cancelled: not a result
+	report      *kernels.Report
+	wall        time.Duration
+	heapBase    uint64
+	peak        uint64
+	// lag is how long the kernel took to return after its run was
+	// cancelled: kernels check their context only between graphs or
+	// pairs, so a limit is overshot by up to one graph's work.
+	lag time.Duration
+}
+
+// runOnce computes one Gram matrix under the limits and classifies how it
+// ended. Only the Gram call is timed; garbage from earlier runs is
+// collected first so that it counts neither against the limit nor in the
+// peak.
+func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method, lim Limits, every time.Duration) outcome {
+	runtime.GC()
+	out := outcome{heapBase: heapBytes()}
+	runCtx := ctx
+	if lim.Time > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeoutCause(ctx, lim.Time, errTimeout)
+		defer cancel()
+	}
+	runCtx, cancelMem := context.WithCancelCause(runCtx)
+	defer cancelMem(nil)
+	if every <= 0 {
+		every = defaultSampleEvery
+	}
+	w := watchHeap(cancelMem, lim.Memory, every)
+
+	start := time.Now()
+	rep, err := safeGram(runCtx, k, gs, m)
+	end := time.Now()
+	out.wall = end.Sub(start)
+	cause := context.Cause(runCtx)
+	out.peak = w.stop()
+	out.report = rep
+	if !w.cancelled.IsZero() {
+		out.lag = end.Sub(w.cancelled)
+	} else if lim.Time > 0 && out.wall > lim.Time {
+		out.lag = out.wall - lim.Time
+	}
+
+	switch {
+	case err == nil:
+		out.status = StatusOK
+	case ctx.Err() != nil:
+		out.interrupted = true
+	case errors.Is(cause, errOOM):
+		out.status = StatusOOM
+	case errors.Is(cause, errTimeout):
+		out.status = StatusTimeout
+	default:
+		out.status = statusError + oneLine(err.Error())
+	}
+	return out
+}
+
+// safeGram calls k.Gram and turns a panic into an error, so that one
+// broken cell is an error row instead of the end of a long run.
+func safeGram(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method) (rep *kernels.Report, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("kernel %s panicked: %v", k.Name(), v)
+		}
+	}()
+	_, rep, err = k.Gram(ctx, gs, m)
+	return rep, err
+}
+
+// oneLine keeps a message on one line, for logs and CSV cells.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

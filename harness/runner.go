@@ -1,0 +1,356 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/kernels"
+)
+
+// Shard selects a deterministic part of a grid: the cells whose index is
+// Index modulo Count. Neighbouring cells, which cost about the same, go to
+// different shards, so shards take about equally long. The zero value is
+// the whole grid.
+type Shard struct {
+	Index, Count int
+}
+
+// ParseShard parses "i/N" with 0 ≤ i < N, the form of Slurm's
+// SLURM_ARRAY_TASK_ID and Kubernetes' JOB_COMPLETION_INDEX.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil {
+		return Shard{}, fmt.Errorf("shard %q: want i/N, e.g. 0/4", s)
+	}
+	if n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("shard %q: want 0 ≤ i < N", s)
+	}
+	return Shard{i, n}, nil
+}
+
+// String formats the shard as "i/N", or "" for the whole grid.
+func (s Shard) String() string {
+	if s.Count <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// Has reports whether the cell with the given index is in the shard.
+func (s Shard) Has(index int) bool { return s.Count <= 1 || index%s.Count == s.Index }
+
+// Dir returns the results folder of the shard under a spec's folder.
+func (s Shard) Dir(specDir string) string {
+	if s.Count <= 1 {
+		return specDir
+	}
+	return filepath.Join(specDir, fmt.Sprintf("shard-%d-of-%d", s.Index, s.Count))
+}
+
+// Runner runs the cells of a plan and records every run in a results
+// folder. Its dependencies are interfaces so that tests can run fake
+// kernels on fake data.
+type Runner struct {
+	Kernels  KernelFactory
+	Data     DataSource
+	Progress Progress
+	Shard    Shard
+	// Force resumes into a folder whose results came from a different spec
+	// file or profile.
+	Force bool
+	// SampleEvery is the period of the heap sampling; 0 means 2ms.
+	SampleEvery time.Duration
+}
+
+// RunResult tells what a run did.
+type RunResult struct {
+	// Dir is the results folder.
+	Dir string
+	// Kept is the number of rows found from earlier runs, New the number
+	// recorded now, Rows the total.
+	Kept, New, Rows int
+}
+
+// ErrInterrupted is wrapped by Run's error when its context was cancelled.
+var ErrInterrupted = errors.New("interrupted")
+
+// ErrResumeRefused is wrapped by Run's error when the results folder holds
+// results of a different spec file, profile or shard and Force is unset.
+var ErrResumeRefused = errors.New("refusing to resume")
+
+// Run runs every cell of p in r's shard that the results folder under out
+// does not hold yet, and writes summary.csv and meta.json at the end, also
+// when interrupted.
+func (r *Runner) Run(ctx context.Context, p *Plan, out string) (*RunResult, error) {
+	dir := r.Shard.Dir(filepath.Join(out, p.Spec.Name))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create results folder: %w", err)
+	}
+	meta := newMeta(ctx, p, r.Shard)
+	prev, err := ReadMeta(dir)
+	switch {
+	case err == nil:
+		if err := r.checkResume(prev, meta, dir); err != nil {
+			return nil, err
+		}
+		meta.Started = prev.Started
+		meta.Invocations = prev.Invocations + 1
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, fileMeta), err)
+	}
+	st, err := openStore(dir, meta.Axes)
+	if err != nil {
+		return nil, fmt.Errorf("open results: %w", err)
+	}
+	defer st.close()
+	res := &RunResult{Dir: dir, Kept: len(st.rows)}
+	meta.Rows = len(st.rows)
+	if err := writeMeta(dir, meta); err != nil {
+		return nil, fmt.Errorf("write meta: %w", err)
+	}
+
+	runErr := r.runCells(ctx, p, st, meta.Hostname)
+	res.New = len(st.rows) - res.Kept
+	res.Rows = len(st.rows)
+
+	meta.Finished = time.Now().UTC()
+	meta.Rows = len(st.rows)
+	switch {
+	case runErr == nil:
+		meta.Status = "complete"
+	case errors.Is(runErr, ErrInterrupted):
+		meta.Status = "interrupted"
+	default:
+		meta.Status = "failed"
+	}
+	werr := errors.Join(
+		writeSummary(filepath.Join(dir, fileSummary), meta.Axes, meta.Methods, st.rows),
+		writeMeta(dir, meta),
+	)
+	if runErr != nil {
+		return res, errors.Join(runErr, werr)
+	}
+	if werr != nil {
+		return res, fmt.Errorf("write summary and meta: %w", werr)
+	}
+	return res, nil
+}
+
+// checkResume refuses to add rows to a folder that holds the results of a
+// different spec file, profile or shard, unless forced.
+func (r *Runner) checkResume(prev, now *Meta, dir string) error {
+	if r.Force {
+		return nil
+	}
+	short := func(h string) string { return h[:min(12, len(h))] }
+	switch {
+	case prev.SpecSHA256 != now.SpecSHA256:
+		return fmt.Errorf("%w: %s holds results of a different version of %s (sha256 %s, now %s); "+
+			"rerun with -force to resume into it anyway, or choose another -out", ErrResumeRefused, dir, now.SpecFile,
+			short(prev.SpecSHA256), short(now.SpecSHA256))
+	case prev.Profile != now.Profile:
+		return fmt.Errorf("%w: %s holds results of profile %s, not %s; choose another -out or rerun with -force",
+			ErrResumeRefused, dir, prev.Profile, now.Profile)
+	case prev.Shard != now.Shard:
+		return fmt.Errorf("%w: %s holds results of shard %q, not %q; rerun with -force to resume into it anyway",
+			ErrResumeRefused, dir, prev.Shard, now.Shard)
+	}
+	return nil
+}
+
+// runCells runs the cells not yet done, building each data set once.
+func (r *Runner) runCells(ctx context.Context, p *Plan, st *store, host string) error {
+	var todo []*Cell
+	runs := 0
+	for i := range p.Cells {
+		c := &p.Cells[i]
+		if !r.Shard.Has(c.Index) {
+			continue
+		}
+		n := 0
+		for _, m := range p.Spec.Methods {
+			for rep := 1; rep <= p.Measure.Repetitions; rep++ {
+				if _, ok := st.done[rowKey{c.Key, string(m), rep}]; !ok {
+					n++
+				}
+			}
+		}
+		if n > 0 {
+			todo = append(todo, c)
+			runs += n
+		}
+	}
+	prog := r.Progress
+	if prog == nil {
+		prog = nopProgress{}
+	}
+	prog.Begin(p, len(todo), runs)
+	defer prog.End()
+
+	var (
+		dataKey string
+		ds      *graph.Dataset
+		dataErr error
+	)
+	for _, c := range todo {
+		if k := c.Data.Key(); k != dataKey {
+			// Drop the previous data set before building the next.
+			ds, dataErr = nil, nil
+			runtime.GC()
+			ds, dataErr = r.Data.Load(ctx, c.Data)
+			dataKey = k
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
+		}
+		cr := &cellRun{r: r, p: p, st: st, c: c, ds: ds, dataErr: dataErr, host: host, prog: prog}
+		for _, m := range p.Spec.Methods {
+			if err := cr.method(ctx, m); err != nil {
+				return err
+			}
+		}
+		prog.CellDone(c)
+	}
+	return nil
+}
+
+// cellRun runs one cell's methods and repetitions.
+type cellRun struct {
+	r       *Runner
+	p       *Plan
+	st      *store
+	c       *Cell
+	ds      *graph.Dataset
+	dataErr error
+	host    string
+	prog    Progress
+}
+
+func (cr *cellRun) row(m kernels.Method, rep int) Row {
+	c, p := cr.c, cr.p
+	coords := make(map[string]string, len(p.Axes))
+	for i, a := range p.Axes {
+		coords[a.Name] = c.Coords[i]
+	}
+	r := Row{
+		CellIndex: c.Index,
+		Cell:      c.Key,
+		Coords:    coords,
+		Data:      c.Data.Key(),
+		Kernel:    c.Kernel,
+		Params:    paramText(c.Params),
+		Method:    string(m),
+		Rep:       rep,
+		Threads:   p.Measure.Threads,
+		Started:   time.Now().UTC(),
+		Host:      cr.host,
+	}
+	if cr.ds != nil {
+		r.Graphs = cr.ds.Len()
+	}
+	return r
+}
+
+func (cr *cellRun) record(r Row) error {
+	if err := cr.st.append(r); err != nil {
+		return fmt.Errorf("record %s %s rep %d: %w", r.Cell, r.Method, r.Rep, err)
+	}
+	cr.prog.Row(cr.c, &r)
+	return nil
+}
+
+// recordAll records the repetitions reps, which did not run, with one
+// status.
+func (cr *cellRun) recordAll(m kernels.Method, reps []int, status, note string) error {
+	for _, rep := range reps {
+		r := cr.row(m, rep)
+		r.Status, r.Note = status, note
+		if err := cr.record(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// method runs the repetitions of method m that are not recorded yet.
+func (cr *cellRun) method(ctx context.Context, m kernels.Method) error {
+	var todo []int
+	standStatus, standNote := "", ""
+	for rep := 1; rep <= cr.p.Measure.Repetitions; rep++ {
+		i, ok := cr.st.done[rowKey{cr.c.Key, string(m), rep}]
+		if !ok {
+			todo = append(todo, rep)
+			continue
+		}
+		// A limit that was hit before is hit again: an earlier
+		// invocation's timeout or oom stands for the remaining runs.
+		if s := cr.st.rows[i].Status; (s == StatusTimeout || s == StatusOOM) && standStatus == "" {
+			standStatus, standNote = s, fmt.Sprintf("not run: repetition %d hit the %s limit", rep, s)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	if standStatus != "" {
+		return cr.recordAll(m, todo, standStatus, standNote)
+	}
+	if cr.dataErr != nil {
+		return cr.recordAll(m, todo, statusError+"data: "+oneLine(cr.dataErr.Error()), "")
+	}
+	k, err := cr.r.Kernels.New(cr.c.Kernel, cr.c.Params)
+	if err != nil {
+		return cr.recordAll(m, todo, statusError+oneLine(err.Error()), "")
+	}
+	every := cr.r.SampleEvery
+	for w := 1; w <= cr.p.Measure.Warmup; w++ {
+		o := runOnce(ctx, k, cr.ds.Graphs, m, cr.p.Limits, every)
+		if o.interrupted {
+			return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
+		}
+		if o.status != StatusOK {
+			return cr.recordAll(m, todo, o.status, fmt.Sprintf("not run: warm-up run %d ended %s", w, o.status))
+		}
+	}
+	for i, rep := range todo {
+		r := cr.row(m, rep)
+		o := runOnce(ctx, k, cr.ds.Graphs, m, cr.p.Limits, every)
+		if o.interrupted {
+			return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
+		}
+		r.Status = o.status
+		r.Wall = o.wall.Seconds()
+		r.Total = r.Wall
+		r.HeapBase, r.PeakHeap = o.heapBase, o.peak
+		if rp := o.report; rp != nil {
+			r.Prep = rp.TPrep.Seconds()
+			r.Total = (o.wall - rp.TPrep).Seconds()
+			r.Phi, r.Dot = rp.TPhi.Seconds(), rp.TDot.Seconds()
+			r.WDPG, r.Walks = rp.TWDPG.Seconds(), rp.TWalks.Seconds()
+			r.FeatureNNZ, r.MaxFeatureNNZ, r.Features = rp.FeatureNNZ, rp.MaxFeatureNNZ, rp.Features
+			r.ProductVertices, r.ProductEdges, r.Pairs = rp.ProductVertices, rp.ProductEdges, rp.Pairs
+		}
+		if o.lag > time.Second {
+			r.Note = fmt.Sprintf("kernel returned %.1fs after the limit", o.lag.Seconds())
+		}
+		if err := cr.record(r); err != nil {
+			return err
+		}
+		if o.status == StatusTimeout || o.status == StatusOOM {
+			// The paper's ">24h" and "OOM": the remaining repetitions
+			// would hit the same limit, so they are recorded, not run.
+			note := fmt.Sprintf("not run: repetition %d hit the %s limit", rep, o.status)
+			return cr.recordAll(m, todo[i+1:], o.status, note)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,538 @@
+package harness
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/kernels"
+)
+
+// fakeSpec is a TU spec on a data set that only fakeData knows: 2 sizes ×
+// 3 walk lengths = 6 cells, 2 methods, 2 repetitions: 24 runs.
+const fakeSpec = `name: fake
+seed: 7
+data:
+  dataset: FAKE
+kernels:
+  - name: walk
+methods: [explicit, implicit]
+grid:
+  size: [2, 3]
+  length: [0, 1, 2]
+measure: {repetitions: 2}
+limits: {time: 10s}
+profiles:
+  quick:
+    grid:
+      size: [2]
+`
+
+// behaviour is what a fake Gram does for a method.
+type behaviour func(ctx context.Context, m kernels.Method) error
+
+// fakeKernels builds fake kernels that count their Gram calls per cell key
+// and method and behave as told.
+type fakeKernels struct {
+	mu     sync.Mutex
+	calls  map[string]int
+	behave behaviour
+}
+
+func newFakeKernels(b behaviour) *fakeKernels {
+	return &fakeKernels{calls: make(map[string]int), behave: b}
+}
+
+func (f *fakeKernels) New(name string, p kernels.Params) (kernels.Kernel, error) {
+	return &fakeKernel{f: f, id: name + "(" + paramText(p) + ")"}, nil
+}
+
+func (f *fakeKernels) total() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.calls {
+		n += c
+	}
+	return n
+}
+
+type fakeKernel struct {
+	f  *fakeKernels
+	id string
+}
+
+func (k *fakeKernel) Name() string { return "fake" }
+func (k *fakeKernel) Methods() []kernels.Method {
+	return []kernels.Method{kernels.Explicit, kernels.Implicit}
+}
+func (k *fakeKernel) Gram(ctx context.Context, gs []*graph.Graph, m kernels.Method) (*mat.SymDense, *kernels.Report, error) {
+	k.f.mu.Lock()
+	k.f.calls[fmt.Sprintf("%s %d %s", k.id, len(gs), m)]++
+	k.f.mu.Unlock()
+	rep := &kernels.Report{Method: m, Pairs: int64(len(gs) * (len(gs) + 1) / 2), TPhi: time.Microsecond}
+	if k.f.behave != nil {
+		if err := k.f.behave(ctx, m); err != nil {
+			return nil, rep, err
+		}
+	}
+	return mat.NewSymDense(max(len(gs), 1), nil), rep, nil
+}
+
+// fakeData serves data sets of n one-vertex graphs, n from the size.
+type fakeData struct {
+	mu    sync.Mutex
+	loads int
+}
+
+func (d *fakeData) Load(_ context.Context, c DataCoord) (*graph.Dataset, error) {
+	d.mu.Lock()
+	d.loads++
+	d.mu.Unlock()
+	full := &graph.Dataset{Name: c.Dataset}
+	for range 5 {
+		full.Graphs = append(full.Graphs, graph.MustBuild([]int32{0}, nil))
+		full.Classes = append(full.Classes, 0)
+	}
+	return subset(full, c)
+}
+
+func fakePlan(t *testing.T, src, profile string) *Plan {
+	t.Helper()
+	s, err := ParseSpec("fake.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Plan(profile, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readRows(t *testing.T, dir string) []Row {
+	t.Helper()
+	rows, _, err := ReadRows(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// checkRows checks that rows hold every run of p exactly once and that
+// cells.csv agrees with cells.jsonl.
+func checkRows(t *testing.T, p *Plan, dir string, rows []Row) {
+	t.Helper()
+	want := p.Runs()
+	seen := map[rowKey]bool{}
+	for _, r := range rows {
+		if seen[r.key()] {
+			t.Errorf("row %v twice", r.key())
+		}
+		seen[r.key()] = true
+	}
+	if len(seen) != want || len(rows) != want {
+		t.Errorf("%d rows (%d distinct), want %d", len(rows), len(seen), want)
+	}
+	f, err := os.Open(filepath.Join(dir, fileCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("cells.csv: %v", err)
+	}
+	if len(recs) != len(rows)+1 {
+		t.Errorf("cells.csv has %d records, want header + %d", len(recs), len(rows))
+	}
+	for _, name := range []string{fileSummary, fileMeta} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestRunAndResume(t *testing.T) {
+	p := fakePlan(t, fakeSpec, Full)
+	out := t.TempDir()
+	fk, fd := newFakeKernels(nil), &fakeData{}
+	r := &Runner{Kernels: fk, Data: fd}
+	res, err := r.Run(context.Background(), p, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := res.Dir
+	rows := readRows(t, dir)
+	checkRows(t, p, dir, rows)
+	// 24 runs, each one Gram call; 2 data sets (the sizes), each loaded
+	// once for its 3 cells.
+	if fk.total() != 24 || fd.loads != 2 {
+		t.Errorf("%d Gram calls, %d loads; want 24, 2", fk.total(), fd.loads)
+	}
+	if res.New != 24 || res.Kept != 0 {
+		t.Errorf("result %+v, want 24 new", res)
+	}
+
+	// A rerun finds everything done and calls nothing.
+	fk2 := newFakeKernels(nil)
+	r.Kernels = fk2
+	if res, err = r.Run(context.Background(), p, out); err != nil {
+		t.Fatal(err)
+	}
+	if fk2.total() != 0 || res.Kept != 24 || res.New != 0 {
+		t.Errorf("rerun: %d calls, result %+v; want 0 calls, 24 kept", fk2.total(), res)
+	}
+
+	// Simulate kill -9 while the last row was being written: cut
+	// cells.jsonl in the middle of its last line, and cells.csv too.
+	jpath := filepath.Join(dir, fileJSONL)
+	b, _ := os.ReadFile(jpath)
+	lastStart := strings.LastIndexByte(strings.TrimSuffix(string(b), "\n"), '\n') + 1
+	if err := os.WriteFile(jpath, b[:lastStart+10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cpath := filepath.Join(dir, fileCSV)
+	cb, _ := os.ReadFile(cpath)
+	os.WriteFile(cpath, cb[:len(cb)-7], 0o644)
+
+	fk3 := newFakeKernels(nil)
+	r.Kernels = fk3
+	if res, err = r.Run(context.Background(), p, out); err != nil {
+		t.Fatal(err)
+	}
+	// Only the cut row is run again.
+	if fk3.total() != 1 || res.New != 1 || res.Kept != 23 {
+		t.Errorf("resume: %d calls, result %+v; want 1 call, 1 new, 23 kept", fk3.total(), res)
+	}
+	after := readRows(t, dir)
+	checkRows(t, p, dir, after)
+	// The 23 kept rows are unchanged, byte for byte.
+	b2, _ := os.ReadFile(jpath)
+	if !strings.HasPrefix(string(b2), string(b[:lastStart])) {
+		t.Error("resume changed the rows it kept")
+	}
+	m, err := ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three invocations so far, of the one spec; 24 rows.
+	if m.Invocations != 3 || m.Status != "complete" || m.Rows != 24 || m.SpecSHA256 != p.Spec.Hash || m.SchemaVersion != SchemaVersion {
+		t.Errorf("meta %+v", m)
+	}
+}
+
+func TestResumeRefused(t *testing.T) {
+	out := t.TempDir()
+	r := &Runner{Kernels: newFakeKernels(nil), Data: &fakeData{}}
+	if _, err := r.Run(context.Background(), fakePlan(t, fakeSpec, Quick), out); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		src   string
+		prof  string
+		force bool
+		want  error
+	}{
+		// A changed spec file changes its hash.
+		{"edited spec", fakeSpec + "# edited\n", Quick, false, ErrResumeRefused},
+		{"other profile", fakeSpec, Full, false, ErrResumeRefused},
+		{"edited spec, forced", fakeSpec + "# edited\n", Quick, true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r.Force = tt.force
+			_, err := r.Run(context.Background(), fakePlan(t, tt.src, tt.prof), out)
+			if !errors.Is(err, tt.want) {
+				t.Errorf("error %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadRowsDamagedMiddle(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, fileJSONL), []byte("{\"cell\":\"a\"}\n{broken\n{\"cell\":\"b\"}\n"), 0o644)
+	if _, _, err := ReadRows(dir); err == nil || !strings.Contains(err.Error(), "cells.jsonl:2: damaged row") {
+		t.Errorf("error %v, want a damaged row at line 2", err)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	// sleep blocks until the run is cancelled, like a kernel that would
+	// take a day; alloc keeps allocating until cancelled.
+	sleep := func(ctx context.Context) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	alloc := func(ctx context.Context) error {
+		var keep [][]byte
+		for {
+			if err := ctx.Err(); err != nil {
+				_ = keep
+				return err
+			}
+			keep = append(keep, make([]byte, 1<<20))
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	tests := []struct {
+		name     string
+		explicit func(context.Context) error
+		want     string
+	}{
+		{"timeout", sleep, StatusTimeout},
+		{"oom", alloc, StatusOOM},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := fakePlan(t, fakeSpec, Quick) // 3 cells × 2 methods × 2 repetitions
+			p.Cells = p.Cells[:1]
+			p.Measure.Repetitions = 3
+			p.Limits = Limits{Time: 300 * time.Millisecond, Memory: int64(heapBytes()) + 64<<20}
+			fk := newFakeKernels(func(ctx context.Context, m kernels.Method) error {
+				if m == kernels.Explicit {
+					return tt.explicit(ctx)
+				}
+				return nil
+			})
+			r := &Runner{Kernels: fk, Data: &fakeData{}}
+			res, err := r.Run(context.Background(), p, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := readRows(t, res.Dir)
+			checkRows(t, p, res.Dir, rows)
+			// Explicit: the first repetition hits the limit, the other two
+			// are recorded without running; implicit runs all three.
+			if got := fk.total(); got != 1+3 {
+				t.Errorf("%d Gram calls, want 4", got)
+			}
+			for _, r := range rows {
+				want := StatusOK
+				if r.Method == "explicit" {
+					want = tt.want
+				}
+				if r.Status != want {
+					t.Errorf("%s rep %d: status %q, want %q", r.Method, r.Rep, r.Status, want)
+				}
+				if r.Method == "explicit" && r.Rep > 1 && !strings.HasPrefix(r.Note, "not run") {
+					t.Errorf("explicit rep %d: note %q, want not run", r.Rep, r.Note)
+				}
+				if tt.want == StatusOOM && r.Method == "explicit" && r.Rep == 1 && r.PeakHeap <= uint64(p.Limits.Memory) {
+					t.Errorf("oom row peak heap %d not above the limit %d", r.PeakHeap, p.Limits.Memory)
+				}
+				if tt.want == StatusTimeout && r.Method == "explicit" && r.Rep == 1 && r.Wall < 0.3 {
+					t.Errorf("timeout row wall time %gs below the 300ms limit", r.Wall)
+				}
+			}
+		})
+	}
+}
+
+func TestErrorsAndPanics(t *testing.T) {
+	p := fakePlan(t, fakeSpec, Quick)
+	p.Cells = p.Cells[:1]
+	fk := newFakeKernels(func(_ context.Context, m kernels.Method) error {
+		if m == kernels.Explicit {
+			panic("index out of range")
+		}
+		return errors.New("bad graph\nsecond line")
+	})
+	r := &Runner{Kernels: fk, Data: &fakeData{}}
+	res, err := r.Run(context.Background(), p, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The messages come from safeGram and oneLine.
+	want := map[string]string{
+		"explicit": "error: kernel fake panicked: index out of range",
+		"implicit": "error: bad graph second line",
+	}
+	for _, r := range readRows(t, res.Dir) {
+		if r.Status != want[r.Method] {
+			t.Errorf("%s: status %q, want %q", r.Method, r.Status, want[r.Method])
+		}
+	}
+}
+
+func TestInterrupt(t *testing.T) {
+	p := fakePlan(t, fakeSpec, Full)
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	// The 6th Gram call gets Ctrl-C while in flight.
+	fk := newFakeKernels(func(c context.Context, _ kernels.Method) error {
+		n++
+		if n == 6 {
+			cancel()
+			<-c.Done()
+			return c.Err()
+		}
+		return nil
+	})
+	r := &Runner{Kernels: fk, Data: &fakeData{}}
+	res, err := r.Run(ctx, p, out)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("error %v, want ErrInterrupted", err)
+	}
+	rows := readRows(t, res.Dir)
+	// The 5 finished runs are kept; the one in flight is not recorded.
+	if len(rows) != 5 || res.Rows != 5 {
+		t.Errorf("%d rows (result %d), want 5", len(rows), res.Rows)
+	}
+	m, err := ReadMeta(res.Dir)
+	if err != nil || m.Status != "interrupted" {
+		t.Errorf("meta %+v, %v; want status interrupted", m, err)
+	}
+	if _, err := os.Stat(filepath.Join(res.Dir, fileSummary)); err != nil {
+		t.Errorf("no summary after interrupt: %v", err)
+	}
+
+	fk2 := newFakeKernels(nil)
+	r.Kernels = fk2
+	if _, err := r.Run(context.Background(), p, out); err != nil {
+		t.Fatal(err)
+	}
+	// 24 runs in all, 5 done before.
+	if fk2.total() != 19 {
+		t.Errorf("resume ran %d, want 19", fk2.total())
+	}
+	checkRows(t, p, res.Dir, readRows(t, res.Dir))
+}
+
+// comparable drops what differs between two runs of the same cell.
+func comparable(rows []Row) []string {
+	var out []string
+	for _, r := range rows {
+		b, _ := json.Marshal(r.Coords)
+		out = append(out, fmt.Sprintf("%d %s %s %s %d %s %d %d", r.CellIndex, r.Cell, b, r.Method, r.Rep, r.Status, r.Graphs, r.Pairs))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestShardMerge(t *testing.T) {
+	p := fakePlan(t, fakeSpec, Full)
+	out := t.TempDir()
+	whole, err := (&Runner{Kernels: newFakeKernels(nil), Data: &fakeData{}}).Run(context.Background(), p, filepath.Join(out, "whole"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	total := 0
+	for i := range 4 {
+		sh := Shard{Index: i, Count: 4}
+		fk := newFakeKernels(nil)
+		res, err := (&Runner{Kernels: fk, Data: &fakeData{}, Shard: sh}).Run(context.Background(), p, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range readRows(t, res.Dir) {
+			if !sh.Has(r.CellIndex) {
+				t.Errorf("shard %v ran cell %d", sh, r.CellIndex)
+			}
+		}
+		total += fk.total()
+		dirs = append(dirs, res.Dir)
+	}
+	// Every run is done once over the shards.
+	if total != p.Runs() {
+		t.Errorf("shards ran %d, want %d", total, p.Runs())
+	}
+	merged := filepath.Join(out, "merged")
+	// Shard 0 twice: its rows are identical duplicates.
+	mr, err := Merge(merged, append(dirs, dirs[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDup := len(readRows(t, dirs[0]))
+	if mr.Rows != p.Runs() || mr.Duplicates != wantDup || mr.Conflicts != 0 || len(mr.Missing) != 0 {
+		t.Errorf("merge %+v, want %d rows, %d duplicates", mr, p.Runs(), wantDup)
+	}
+	got, want := comparable(readRows(t, merged)), comparable(readRows(t, whole.Dir))
+	if !slices.Equal(got, want) {
+		t.Errorf("merged rows differ from the unsharded run:\n got %q\nwant %q", got, want)
+	}
+	checkRows(t, p, merged, readRows(t, merged))
+
+	// Missing shards are reported.
+	mr, err = Merge(filepath.Join(out, "partial"), dirs[:2])
+	if err != nil || !slices.Equal(mr.Missing, []string{"2/4", "3/4"}) {
+		t.Errorf("partial merge: %+v, %v; want shards 2/4, 3/4 missing", mr, err)
+	}
+
+	// Shards of another profile or spec are refused.
+	other, err := (&Runner{Kernels: newFakeKernels(nil), Data: &fakeData{}}).Run(context.Background(), fakePlan(t, fakeSpec, Quick), filepath.Join(out, "q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited, err := (&Runner{Kernels: newFakeKernels(nil), Data: &fakeData{}}).Run(context.Background(), fakePlan(t, fakeSpec+"#\n", Full), filepath.Join(out, "e"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		dir, want string
+	}{
+		{other.Dir, "different profiles"},
+		{edited.Dir, "different spec files"},
+	} {
+		if _, err := Merge(filepath.Join(out, "bad"), []string{dirs[0], tt.dir}); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("merge with %s: error %v, want %q", tt.dir, err, tt.want)
+		}
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Shard
+		ok   bool
+	}{
+		{"0/4", Shard{0, 4}, true},
+		{"3/4", Shard{3, 4}, true},
+		{"4/4", Shard{}, false},
+		{"-1/4", Shard{}, false},
+		{"1/0", Shard{}, false},
+		{"1", Shard{}, false},
+		{"a/b", Shard{}, false},
+	}
+	for _, tt := range tests {
+		got, err := ParseShard(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseShard(%q) = %v, %v; want %v, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestStats(t *testing.T) {
+	tests := []struct {
+		xs                []float64
+		mean, median, low float64
+	}{
+		// Worked by hand.
+		{[]float64{3, 1, 2}, 2, 2, 1},
+		{[]float64{4, 1, 2, 3}, 2.5, 2.5, 1},
+		{[]float64{5}, 5, 5, 5},
+	}
+	for _, tt := range tests {
+		mean, median, low := stats(tt.xs)
+		if mean != tt.mean || median != tt.median || low != tt.low {
+			t.Errorf("stats(%v) = %v %v %v, want %v %v %v", tt.xs, mean, median, low, tt.mean, tt.median, tt.low)
+		}
+	}
+}

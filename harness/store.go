@@ -1,0 +1,369 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// SchemaVersion is the version of the results files' layout, recorded in
+// meta.json. Bump it whenever a column changes meaning, is renamed or
+// removed; see doc.go for the columns.
+const SchemaVersion = 1
+
+// Row is one run: one cell, method and repetition. It is one line of
+// cells.jsonl and one row of cells.csv; doc.go documents every field.
+type Row struct {
+	CellIndex int               `json:"cell_index"`
+	Cell      string            `json:"cell"`
+	Coords    map[string]string `json:"coords"`
+	Data      string            `json:"data"`
+	Graphs    int               `json:"graphs"`
+	Kernel    string            `json:"kernel"`
+	Params    string            `json:"params"`
+	Method    string            `json:"method"`
+	Rep       int               `json:"rep"`
+	Threads   int               `json:"threads"`
+	Status    string            `json:"status"`
+	Note      string            `json:"note"`
+
+	Total float64 `json:"t_total"`
+	Wall  float64 `json:"t_wall"`
+	Prep  float64 `json:"t_prep"`
+	Phi   float64 `json:"t_phi"`
+	Dot   float64 `json:"t_dot"`
+	WDPG  float64 `json:"t_wdpg"`
+	Walks float64 `json:"t_walks"`
+
+	FeatureNNZ      int64 `json:"feature_nnz"`
+	MaxFeatureNNZ   int64 `json:"max_feature_nnz"`
+	Features        int64 `json:"features"`
+	ProductVertices int64 `json:"product_vertices"`
+	ProductEdges    int64 `json:"product_edges"`
+	Pairs           int64 `json:"pairs"`
+
+	HeapBase uint64 `json:"heap_base_bytes"`
+	PeakHeap uint64 `json:"peak_heap_bytes"`
+
+	Started time.Time `json:"started"`
+	Host    string    `json:"host"`
+}
+
+// The statuses of a row, besides "error: ..." for failures.
+const (
+	StatusOK      = "ok"
+	StatusTimeout = "timeout"
+	StatusOOM     = "oom"
+	statusError   = "error: "
+)
+
+// rowKey identifies a run within a results folder.
+type rowKey struct {
+	cell   string
+	method string
+	rep    int
+}
+
+func (r *Row) key() rowKey { return rowKey{r.Cell, r.Method, r.Rep} }
+
+// fixedColumns returns the columns of cells.csv other than the grid
+// coordinates, which follow cell.
+func fixedColumns() []string {
+	return []string{"cell_index", "cell", "data", "graphs", "kernel", "params", "method", "rep", "threads",
+		"status", "note", "t_total", "t_wall", "t_prep", "t_phi", "t_dot", "t_wdpg", "t_walks",
+		"feature_nnz", "max_feature_nnz", "features", "product_vertices", "product_edges", "pairs",
+		"heap_base_bytes", "peak_heap_bytes", "started", "host"}
+}
+
+// csvHeader returns the header of cells.csv for the given axes.
+func csvHeader(axes []string) []string {
+	f := fixedColumns()
+	h := append([]string{}, f[:2]...)
+	h = append(h, axes...)
+	return append(h, f[2:]...)
+}
+
+func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func (r *Row) csvRecord(axes []string) []string {
+	rec := []string{strconv.Itoa(r.CellIndex), r.Cell}
+	for _, a := range axes {
+		rec = append(rec, r.Coords[a])
+	}
+	i64 := func(x int64) string { return strconv.FormatInt(x, 10) }
+	return append(rec, r.Data, strconv.Itoa(r.Graphs), r.Kernel, r.Params, r.Method,
+		strconv.Itoa(r.Rep), strconv.Itoa(r.Threads), r.Status, r.Note,
+		fmtFloat(r.Total), fmtFloat(r.Wall), fmtFloat(r.Prep), fmtFloat(r.Phi), fmtFloat(r.Dot),
+		fmtFloat(r.WDPG), fmtFloat(r.Walks),
+		i64(r.FeatureNNZ), i64(r.MaxFeatureNNZ), i64(r.Features), i64(r.ProductVertices),
+		i64(r.ProductEdges), i64(r.Pairs),
+		strconv.FormatUint(r.HeapBase, 10), strconv.FormatUint(r.PeakHeap, 10),
+		r.Started.UTC().Format(time.RFC3339Nano), r.Host)
+}
+
+// Meta is meta.json: what produced a results folder.
+type Meta struct {
+	SchemaVersion int    `json:"schema_version"`
+	Spec          string `json:"spec"`
+	SpecFile      string `json:"spec_file"`
+	SpecSHA256    string `json:"spec_sha256"`
+	Profile       string `json:"profile"`
+	Seed          uint64 `json:"seed"`
+	// Axes and Methods give the coordinate columns and the method order
+	// without the spec, for merge and plots.
+	Axes        []string `json:"axes"`
+	Methods     []string `json:"methods"`
+	Cells       int      `json:"cells"`
+	Repetitions int      `json:"repetitions"`
+	Warmup      int      `json:"warmup"`
+	Threads     int      `json:"threads"`
+	TimeLimit   string   `json:"time_limit"`
+	MemoryLimit int64    `json:"memory_limit_bytes"`
+	// Shard is "i/N" for a shard's folder, "" for a whole run.
+	Shard string `json:"shard"`
+
+	GoVersion  string `json:"go_version"`
+	CPUModel   string `json:"cpu_model"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	Hostname   string `json:"hostname"`
+	GitCommit  string `json:"git_commit"`
+
+	// Started is when the first invocation began, Finished when the last
+	// ended (zero while running); Invocations counts runs and resumes.
+	Started     time.Time `json:"started"`
+	Finished    time.Time `json:"finished"`
+	Invocations int       `json:"invocations"`
+	// Status is running, complete, interrupted or failed.
+	Status string `json:"status"`
+	Rows   int    `json:"rows"`
+
+	// MergedFrom lists the folders a merged result came from.
+	MergedFrom []MergedShard `json:"merged_from,omitempty"`
+}
+
+// MergedShard records one input of a merge.
+type MergedShard struct {
+	Dir       string    `json:"dir"`
+	Shard     string    `json:"shard"`
+	Hostname  string    `json:"hostname"`
+	CPUModel  string    `json:"cpu_model"`
+	GitCommit string    `json:"git_commit"`
+	Started   time.Time `json:"started"`
+	Finished  time.Time `json:"finished"`
+	Rows      int       `json:"rows"`
+}
+
+// The files of a results folder.
+const (
+	fileJSONL   = "cells.jsonl"
+	fileCSV     = "cells.csv"
+	fileSummary = "summary.csv"
+	fileMeta    = "meta.json"
+)
+
+// ReadMeta reads dir/meta.json.
+func ReadMeta(dir string) (*Meta, error) {
+	b, err := os.ReadFile(filepath.Join(dir, fileMeta))
+	if err != nil {
+		return nil, err
+	}
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, fileMeta), err)
+	}
+	return &m, nil
+}
+
+// writeAtomic writes path through a temporary file in the same folder and
+// a rename, so that a reader or a crash never sees half a file.
+func writeAtomic(path string, write func(w io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriter(f)
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+func writeMeta(dir string, m *Meta) error {
+	return writeAtomic(filepath.Join(dir, fileMeta), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(m)
+	})
+}
+
+// ReadRows reads dir/cells.jsonl. A last line cut short by a crash is
+// dropped and its start offset returned as good, so that the caller can
+// truncate it; a damaged line before the last one is an error, since no
+// crash of an append-only writer produces it.
+func ReadRows(dir string) (rows []Row, good int64, err error) {
+	path := filepath.Join(dir, fileJSONL)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	line := 0
+	for off := 0; off < len(b); {
+		line++
+		end := bytes.IndexByte(b[off:], '\n')
+		if end < 0 {
+			// No newline: the write of this line did not finish.
+			return rows, int64(off), nil
+		}
+		var r Row
+		if err := json.Unmarshal(b[off:off+end], &r); err != nil {
+			if off+end+1 == len(b) {
+				return rows, int64(off), nil
+			}
+			return nil, 0, fmt.Errorf("%s:%d: damaged row in the middle of the file: %v", path, line, err)
+		}
+		rows = append(rows, r)
+		off += end + 1
+	}
+	return rows, int64(len(b)), nil
+}
+
+// writeCSV writes rows as a complete cells.csv.
+func writeCSV(path string, axes []string, rows []Row) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		if err := cw.Write(csvHeader(axes)); err != nil {
+			return err
+		}
+		for i := range rows {
+			if err := cw.Write(rows[i].csvRecord(axes)); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+// writeJSONL writes rows as a complete cells.jsonl.
+func writeJSONL(path string, rows []Row) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		for i := range rows {
+			if err := enc.Encode(&rows[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// store is an open results folder: the rows so far and the two row files
+// opened for appending.
+type store struct {
+	dir   string
+	axes  []string
+	rows  []Row
+	done  map[rowKey]int // index into rows
+	jsonl *os.File
+	csv   *os.File
+}
+
+// openStore opens dir for appending rows, reading what a previous run left.
+// cells.jsonl is the record; cells.csv is rebuilt from it, since a crash
+// may leave it one row short or cut mid-line.
+func openStore(dir string, axes []string) (*store, error) {
+	rows, good, err := ReadRows(dir)
+	if err != nil {
+		return nil, err
+	}
+	jpath := filepath.Join(dir, fileJSONL)
+	if st, err := os.Stat(jpath); err == nil && st.Size() != good {
+		if err := os.Truncate(jpath, good); err != nil {
+			return nil, fmt.Errorf("drop the unfinished last row of %s: %w", jpath, err)
+		}
+	}
+	s := &store{dir: dir, axes: axes, done: make(map[rowKey]int)}
+	for _, r := range rows {
+		if _, dup := s.done[r.key()]; dup {
+			continue
+		}
+		s.done[r.key()] = len(s.rows)
+		s.rows = append(s.rows, r)
+	}
+	cpath := filepath.Join(dir, fileCSV)
+	if err := writeCSV(cpath, axes, s.rows); err != nil {
+		return nil, fmt.Errorf("rebuild %s: %w", cpath, err)
+	}
+	if s.jsonl, err = os.OpenFile(jpath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+		return nil, err
+	}
+	if s.csv, err = os.OpenFile(cpath, os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		s.jsonl.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// append records a finished row in both files and syncs them, so that a
+// crash right after loses nothing.
+func (s *store) append(r Row) error {
+	b, err := json.Marshal(&r)
+	if err != nil {
+		return err
+	}
+	if _, err := s.jsonl.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("append to %s: %w", s.jsonl.Name(), err)
+	}
+	if err := s.jsonl.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", s.jsonl.Name(), err)
+	}
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	if err := cw.Write(r.csvRecord(s.axes)); err != nil {
+		return err
+	}
+	cw.Flush()
+	if _, err := s.csv.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("append to %s: %w", s.csv.Name(), err)
+	}
+	if err := s.csv.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", s.csv.Name(), err)
+	}
+	s.done[r.key()] = len(s.rows)
+	s.rows = append(s.rows, r)
+	return nil
+}
+
+func (s *store) close() error {
+	return errors.Join(s.jsonl.Close(), s.csv.Close())
+}

@@ -1,0 +1,157 @@
+package harness
+
+import (
+	"encoding/csv"
+	"io"
+	"slices"
+	"strconv"
+)
+
+// summaryMeasures are the timed quantities that summary.csv aggregates,
+// each as a column prefix and its field of Row.
+func summaryMeasures() []struct {
+	name string
+	get  func(*Row) float64
+} {
+	return []struct {
+		name string
+		get  func(*Row) float64
+	}{
+		{"t_total", func(r *Row) float64 { return r.Total }},
+		{"t_prep", func(r *Row) float64 { return r.Prep }},
+		{"t_phi", func(r *Row) float64 { return r.Phi }},
+		{"t_dot", func(r *Row) float64 { return r.Dot }},
+		{"t_wdpg", func(r *Row) float64 { return r.WDPG }},
+		{"t_walks", func(r *Row) float64 { return r.Walks }},
+	}
+}
+
+func summaryHeader(axes []string) []string {
+	h := []string{"cell_index", "cell"}
+	h = append(h, axes...)
+	h = append(h, "data", "graphs", "kernel", "params", "method", "reps", "ok", "status")
+	for _, m := range summaryMeasures() {
+		h = append(h, m.name+"_mean", m.name+"_median", m.name+"_min")
+	}
+	return append(h, "feature_nnz", "max_feature_nnz", "features", "product_vertices", "product_edges",
+		"pairs", "peak_heap_max_bytes")
+}
+
+// summarize groups rows by cell and method, in cell order and the given
+// method order, and returns one summary record per group.
+func summarize(axes, methods []string, rows []Row) [][]string {
+	type group struct {
+		rows []*Row
+	}
+	type gkey struct {
+		index  int
+		cell   string
+		method string
+	}
+	groups := make(map[gkey]*group)
+	var keys []gkey
+	for i := range rows {
+		r := &rows[i]
+		k := gkey{r.CellIndex, r.Cell, r.Method}
+		g, ok := groups[k]
+		if !ok {
+			g = &group{}
+			groups[k] = g
+			keys = append(keys, k)
+		}
+		g.rows = append(g.rows, r)
+	}
+	morder := func(m string) int {
+		if i := slices.Index(methods, m); i >= 0 {
+			return i
+		}
+		return len(methods)
+	}
+	slices.SortStableFunc(keys, func(a, b gkey) int {
+		if a.index != b.index {
+			return a.index - b.index
+		}
+		return morder(a.method) - morder(b.method)
+	})
+
+	var out [][]string
+	for _, k := range keys {
+		g := groups[k]
+		first := g.rows[0]
+		var ok []*Row
+		status := ""
+		var peak uint64
+		for _, r := range g.rows {
+			peak = max(peak, r.PeakHeap)
+			if r.Status == StatusOK {
+				ok = append(ok, r)
+			} else if status == "" {
+				status = r.Status
+			}
+		}
+		if status == "" {
+			status = StatusOK
+		}
+		rec := []string{strconv.Itoa(first.CellIndex), first.Cell}
+		for _, a := range axes {
+			rec = append(rec, first.Coords[a])
+		}
+		rec = append(rec, first.Data, strconv.Itoa(first.Graphs), first.Kernel, first.Params, first.Method,
+			strconv.Itoa(len(g.rows)), strconv.Itoa(len(ok)), status)
+		for _, m := range summaryMeasures() {
+			if len(ok) == 0 {
+				rec = append(rec, "", "", "")
+				continue
+			}
+			xs := make([]float64, len(ok))
+			for i, r := range ok {
+				xs[i] = m.get(r)
+			}
+			mean, median, lo := stats(xs)
+			rec = append(rec, fmtFloat(mean), fmtFloat(median), fmtFloat(lo))
+		}
+		// The cost figures are the same in every ok repetition; they
+		// describe the computation, not its timing.
+		if len(ok) > 0 {
+			r := ok[0]
+			for _, x := range []int64{r.FeatureNNZ, r.MaxFeatureNNZ, r.Features, r.ProductVertices, r.ProductEdges, r.Pairs} {
+				rec = append(rec, strconv.FormatInt(x, 10))
+			}
+		} else {
+			rec = append(rec, "", "", "", "", "", "")
+		}
+		rec = append(rec, strconv.FormatUint(peak, 10))
+		out = append(out, rec)
+	}
+	return out
+}
+
+// stats returns the mean, median and minimum of xs, which is not empty.
+func stats(xs []float64) (mean, median, lo float64) {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	var sum float64
+	for _, x := range s {
+		sum += x
+	}
+	n := len(s)
+	median = s[n/2]
+	if n%2 == 0 {
+		median = (s[n/2-1] + s[n/2]) / 2
+	}
+	return sum / float64(n), median, s[0]
+}
+
+// writeSummary writes summary.csv of rows.
+func writeSummary(path string, axes, methods []string, rows []Row) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		if err := cw.Write(summaryHeader(axes)); err != nil {
+			return err
+		}
+		if err := cw.WriteAll(summarize(axes, methods, rows)); err != nil {
+			return err
+		}
+		return cw.Error()
+	})
+}
