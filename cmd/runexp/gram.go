@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/gkbench/gkbench/kernels"
 	"gonum.org/v1/gonum/mat"
@@ -18,7 +19,7 @@ import (
 func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("gram")
 	data := fs.String("data", "", "TU data folder, or data set name looked up on the data path")
-	kname := fs.String("kernel", "", "kernel name: one of the registered kernels (walk)")
+	kname := fs.String("kernel", "", "kernel name: one of "+strings.Join(kernels.Names(), ", "))
 	method := fs.String("method", "explicit", "explicit or implicit")
 	var params paramFlag
 	fs.Var(&params, "p", "kernel parameter key=value (repeatable), e.g. -p length=3")
