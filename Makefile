@@ -38,9 +38,16 @@ test: deps vet
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./kernels/
 
+# reproduce runs every spec's profile (quick by default; PROFILE=full for the
+# paper's scale), then draws every figure from the results. A rerun resumes
+# where an interrupted one stopped.
+SPECS   ?= $(wildcard experiments/*.yaml)
+RESULTS := $(foreach s,$(SPECS),results/$(basename $(notdir $(s))))
 reproduce: build
-	@echo "reproduce: profile $(PROFILE)"
-	$(RUNEXP) stats -data MUTAG
+	@echo "reproduce: profile $(PROFILE), specs: $(notdir $(SPECS))"
+	$(RUNEXP) validate $(SPECS)
+	$(RUNEXP) run -profile $(PROFILE) $(SPECS)
+	$(RUNEXP) plot $(RESULTS)
 
 clean:
 	rm -rf bin

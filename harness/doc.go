@@ -100,6 +100,9 @@
 //	product_vertices  implicit: product-graph vertices summed over pairs
 //	product_edges     implicit: product-graph edges summed over pairs
 //	pairs             implicit: graph pairs i ≤ j evaluated
+//	comparisons       implicit without product graphs: base-kernel
+//	                  comparisons, e.g. the path pairs of the shortest-path
+//	                  kernel or the vertex pairs of weighted vertex kernels
 //	heap_base_bytes   heap objects after the GC that precedes the run
 //	peak_heap_bytes   largest heap sampled during the run (every 2ms,
 //	                  runtime/metrics /memory/classes/heap/objects:bytes,
@@ -117,7 +120,7 @@
 // ok (rows with status ok); status (ok when all are, else the first other
 // status); for each of t_total, t_prep, t_phi, t_dot, t_wdpg and t_walks
 // the columns _mean, _median and _min over the ok rows (empty when there is
-// none); the cost columns feature_nnz to pairs of the first ok row (they
+// none); the cost columns feature_nnz to comparisons of the first ok row (they
 // do not vary between repetitions); and peak_heap_max_bytes over all rows.
 //
 // # Limits

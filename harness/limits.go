@@ -97,6 +97,9 @@ type outcome struct {
 	wall        time.Duration
 	heapBase    uint64
 	peak        uint64
+	// estimate is the kernel's memory estimate when it was refused
+	// before running because the estimate exceeded the limit.
+	estimate int64
 	// lag is how long the kernel took to return after its run was
 	// cancelled: kernels check their context only between graphs or
 	// pairs, so a limit is overshot by up to one graph's work.
@@ -110,6 +113,16 @@ type outcome struct {
 func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method, lim Limits, every time.Duration) outcome {
 	runtime.GC()
 	out := outcome{heapBase: heapBytes()}
+	// A kernel that can predict its memory is refused before it starts
+	// when the prediction exceeds the limit: the sampler would stop it
+	// only after it had allocated that much.
+	if est, ok := k.(kernels.MemoryEstimator); ok && lim.Memory > 0 {
+		if b := est.EstimateBytes(gs, m); b > lim.Memory {
+			out.status = StatusOOM
+			out.estimate = b
+			return out
+		}
+	}
 	runCtx := ctx
 	if lim.Time > 0 {
 		var cancel context.CancelFunc

@@ -338,9 +338,13 @@ func (cr *cellRun) method(ctx context.Context, m kernels.Method) error {
 			r.WDPG, r.Walks = rp.TWDPG.Seconds(), rp.TWalks.Seconds()
 			r.FeatureNNZ, r.MaxFeatureNNZ, r.Features = rp.FeatureNNZ, rp.MaxFeatureNNZ, rp.Features
 			r.ProductVertices, r.ProductEdges, r.Pairs = rp.ProductVertices, rp.ProductEdges, rp.Pairs
+			r.Comparisons = rp.Comparisons
 		}
 		if o.lag > time.Second {
 			r.Note = fmt.Sprintf("kernel returned %.1fs after the limit", o.lag.Seconds())
+		}
+		if o.estimate > 0 {
+			r.Note = fmt.Sprintf("not run: the kernel estimates %.3g GiB, over the memory limit", float64(o.estimate)/(1<<30))
 		}
 		if err := cr.record(r); err != nil {
 			return err

@@ -536,3 +536,22 @@ func TestStats(t *testing.T) {
 		}
 	}
 }
+
+// estimatingKernel predicts more memory than any test limit allows.
+type estimatingKernel struct{ fakeKernel }
+
+func (k *estimatingKernel) EstimateBytes([]*graph.Graph, kernels.Method) int64 { return 1 << 40 }
+
+// TestMemoryEstimateRefused checks that a kernel whose own estimate exceeds
+// the memory limit is recorded as oom without being run.
+func TestMemoryEstimateRefused(t *testing.T) {
+	f := newFakeKernels(nil)
+	k := &estimatingKernel{fakeKernel{f: f, id: "big"}}
+	out := runOnce(context.Background(), k, nil, kernels.Explicit, Limits{Memory: 1 << 30}, 0)
+	if out.status != StatusOOM || out.estimate != 1<<40 {
+		t.Errorf("status %q, estimate %d; want oom and 1 TiB", out.status, out.estimate)
+	}
+	if len(f.calls) != 0 {
+		t.Errorf("the kernel ran: %v", f.calls)
+	}
+}

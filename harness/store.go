@@ -50,6 +50,7 @@ type Row struct {
 	ProductVertices int64 `json:"product_vertices"`
 	ProductEdges    int64 `json:"product_edges"`
 	Pairs           int64 `json:"pairs"`
+	Comparisons     int64 `json:"comparisons"`
 
 	HeapBase uint64 `json:"heap_base_bytes"`
 	PeakHeap uint64 `json:"peak_heap_bytes"`
@@ -80,7 +81,7 @@ func (r *Row) key() rowKey { return rowKey{r.Cell, r.Method, r.Rep} }
 func fixedColumns() []string {
 	return []string{"cell_index", "cell", "data", "graphs", "kernel", "params", "method", "rep", "threads",
 		"status", "note", "t_total", "t_wall", "t_prep", "t_phi", "t_dot", "t_wdpg", "t_walks",
-		"feature_nnz", "max_feature_nnz", "features", "product_vertices", "product_edges", "pairs",
+		"feature_nnz", "max_feature_nnz", "features", "product_vertices", "product_edges", "pairs", "comparisons",
 		"heap_base_bytes", "peak_heap_bytes", "started", "host"}
 }
 
@@ -105,7 +106,7 @@ func (r *Row) csvRecord(axes []string) []string {
 		fmtFloat(r.Total), fmtFloat(r.Wall), fmtFloat(r.Prep), fmtFloat(r.Phi), fmtFloat(r.Dot),
 		fmtFloat(r.WDPG), fmtFloat(r.Walks),
 		i64(r.FeatureNNZ), i64(r.MaxFeatureNNZ), i64(r.Features), i64(r.ProductVertices),
-		i64(r.ProductEdges), i64(r.Pairs),
+		i64(r.ProductEdges), i64(r.Pairs), i64(r.Comparisons),
 		strconv.FormatUint(r.HeapBase, 10), strconv.FormatUint(r.PeakHeap, 10),
 		r.Started.UTC().Format(time.RFC3339Nano), r.Host)
 }

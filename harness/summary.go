@@ -34,7 +34,7 @@ func summaryHeader(axes []string) []string {
 		h = append(h, m.name+"_mean", m.name+"_median", m.name+"_min")
 	}
 	return append(h, "feature_nnz", "max_feature_nnz", "features", "product_vertices", "product_edges",
-		"pairs", "peak_heap_max_bytes")
+		"pairs", "comparisons", "peak_heap_max_bytes")
 }
 
 // summarize groups rows by cell and method, in cell order and the given
@@ -114,11 +114,11 @@ func summarize(axes, methods []string, rows []Row) [][]string {
 		// describe the computation, not its timing.
 		if len(ok) > 0 {
 			r := ok[0]
-			for _, x := range []int64{r.FeatureNNZ, r.MaxFeatureNNZ, r.Features, r.ProductVertices, r.ProductEdges, r.Pairs} {
+			for _, x := range []int64{r.FeatureNNZ, r.MaxFeatureNNZ, r.Features, r.ProductVertices, r.ProductEdges, r.Pairs, r.Comparisons} {
 				rec = append(rec, strconv.FormatInt(x, 10))
 			}
 		} else {
-			rec = append(rec, "", "", "", "", "", "")
+			rec = append(rec, "", "", "", "", "", "", "")
 		}
 		rec = append(rec, strconv.FormatUint(peak, 10))
 		out = append(out, rec)
