@@ -21,6 +21,8 @@
 //	kernels:                          # kernels with fixed parameters
 //	  - name: walk
 //	    params: {length: 7}
+//	  - name: graphlet                #   and, optionally, some of the
+//	    methods: [explicit]           #   spec's methods only
 //	methods: [explicit, implicit]
 //	grid:                             # axes, in order; the last varies fastest
 //	  pv: {from: 0, to: 1, step: 0.1} #   a range, computed exactly
@@ -35,8 +37,9 @@
 //
 // An axis name is a data parameter (for the walk generator pv, d,
 // mean_vertices, edge_prob; for TU data sets size, a random subset grown
-// by adding random graphs, nested in size) or else a parameter of every
-// kernel of the spec (length, wl, ...). Kernel parameters are validated by
+// by adding random graphs, nested in size) or else a parameter of one or
+// more kernels of the spec (length, wl, ...); kernels without that
+// parameter are not varied along it and leave its coordinate empty. Kernel parameters are validated by
 // building the kernel with every value of every axis. An evaluation block
 // is reserved for classification accuracy, which a later issue adds.
 //

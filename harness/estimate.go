@@ -53,7 +53,7 @@ func EstimateCost(ctx context.Context, p *Plan, data DataSource, prior []Row) (E
 		if err != nil {
 			return est, err
 		}
-		for _, m := range p.Spec.Methods {
+		for _, m := range c.Methods {
 			est.Total++
 			model := modelSeconds(sh, c.Params, m)
 			if ts, ok := measured[mk{c.Key, string(m)}]; ok {

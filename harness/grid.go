@@ -162,7 +162,9 @@ func (s *Spec) decodeGrid(path string, node *yaml.Node, base []Axis) ([]Axis, er
 }
 
 // axisTarget resolves an axis name: a data parameter, else a parameter of
-// every kernel.
+// one or more of the kernels. A kernel without the parameter is not varied
+// along the axis: its cells leave that coordinate empty, so that a table
+// can hold the walk kernel of every length beside the shortest-path kernel.
 func (s *Spec) axisTarget(path, name string) (AxisTarget, error) {
 	if slices.Contains(fixedColumns(), name) || name == "threads" {
 		return 0, s.errf(path, "axis name %q is reserved for a results column (set threads under measure)", name)
@@ -181,7 +183,7 @@ func (s *Spec) axisTarget(path, name string) (AxisTarget, error) {
 			return 0, s.errf(path, "%s is both fixed under the params of kernel %s and a grid axis", name, k.Name)
 		}
 	}
-	if len(missing) == 0 {
+	if len(missing) < len(s.Kernels) {
 		return KernelAxis, nil
 	}
 	known := sortedKeys(s.Data.paramDefs())
@@ -296,6 +298,9 @@ type Cell struct {
 	Data   DataCoord
 	Kernel string
 	Params kernels.Params
+	// Methods are the methods the cell runs: the spec's, or its kernel's
+	// own list.
+	Methods []kernels.Method
 	// Key identifies the computation: data and kernel with every
 	// parameter. Results are matched to cells by it when resuming.
 	Key string
@@ -399,21 +404,30 @@ func (p *Plan) expand() {
 			dc.Params[p.Axes[i].Name] = coords[i]
 		}
 		for _, k := range s.Kernels {
-			forAxes(kernAxes, 0, func() {
+			var own []int // the kernel axes of this kernel's parameters
+			for _, i := range kernAxes {
+				if kernelHasParam(k.Name, p.Axes[i].Name) {
+					own = append(own, i)
+				} else {
+					coords[i] = ""
+				}
+			}
+			forAxes(own, 0, func() {
 				params := cloneParams(k.Params)
-				for _, i := range kernAxes {
+				for _, i := range own {
 					params[p.Axes[i].Name] = coords[i]
 				}
 				if kernelHasParam(k.Name, "threads") {
 					params["threads"] = strconv.Itoa(p.Measure.Threads)
 				}
 				p.Cells = append(p.Cells, Cell{
-					Index:  len(p.Cells),
-					Coords: slices.Clone(coords),
-					Data:   dc,
-					Kernel: k.Name,
-					Params: params,
-					Key:    dc.Key() + " " + k.Name + "(" + paramText(params) + ")",
+					Index:   len(p.Cells),
+					Coords:  slices.Clone(coords),
+					Data:    dc,
+					Kernel:  k.Name,
+					Params:  params,
+					Methods: k.methods(s.Methods),
+					Key:     dc.Key() + " " + k.Name + "(" + paramText(params) + ")",
 				})
 			})
 		}
@@ -430,10 +444,29 @@ func (p *Plan) AxisNames() []string {
 	return names
 }
 
-// Runs returns the number of recorded runs of the plan: cells × methods ×
-// repetitions.
+// Runs returns the number of recorded runs of the plan: the methods of
+// every cell × repetitions.
 func (p *Plan) Runs() int {
-	return len(p.Cells) * len(p.Spec.Methods) * p.Measure.Repetitions
+	n := 0
+	for _, c := range p.Cells {
+		n += len(c.Methods)
+	}
+	return n * p.Measure.Repetitions
+}
+
+// methods returns the kernel's own methods, or all of the spec's, in the
+// spec's order.
+func (k KernelSpec) methods(spec []kernels.Method) []kernels.Method {
+	if k.Methods == nil {
+		return spec
+	}
+	var ms []kernels.Method
+	for _, m := range spec {
+		if slices.Contains(k.Methods, m) {
+			ms = append(ms, m)
+		}
+	}
+	return ms
 }
 
 // String describes the plan's settings on one line.

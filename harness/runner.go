@@ -178,7 +178,7 @@ func (r *Runner) runCells(ctx context.Context, p *Plan, st *store, host string) 
 			continue
 		}
 		n := 0
-		for _, m := range p.Spec.Methods {
+		for _, m := range c.Methods {
 			for rep := 1; rep <= p.Measure.Repetitions; rep++ {
 				if _, ok := st.done[rowKey{c.Key, string(m), rep}]; !ok {
 					n++
@@ -214,7 +214,7 @@ func (r *Runner) runCells(ctx context.Context, p *Plan, st *store, host string) 
 			return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 		}
 		cr := &cellRun{r: r, p: p, st: st, c: c, ds: ds, dataErr: dataErr, host: host, prog: prog}
-		for _, m := range p.Spec.Methods {
+		for _, m := range c.Methods {
 			if err := cr.method(ctx, m); err != nil {
 				return err
 			}

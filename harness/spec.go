@@ -77,6 +77,12 @@ type DataSpec struct {
 type KernelSpec struct {
 	Name   string
 	Params kernels.Params
+	// Methods, when set, restricts the kernel to some of the spec's
+	// methods: a table may hold an explicit-only kernel (graphlet) beside
+	// an implicit-only one (subgraph matching).
+	Methods []kernels.Method
+
+	rawMethods []string // as written, checked once the spec's methods are known
 }
 
 // AxisTarget says which part of a cell an axis varies.
@@ -177,8 +183,9 @@ type rawData struct {
 }
 
 type rawKernel struct {
-	Name   string            `yaml:"name"`
-	Params map[string]string `yaml:"params"`
+	Name    string            `yaml:"name"`
+	Params  map[string]string `yaml:"params"`
+	Methods []string          `yaml:"methods"`
 }
 
 type rawMeasure struct {
@@ -313,12 +320,42 @@ func (s *Spec) build(raw *rawSpec) error {
 			}
 		}
 	}
+	// A kernel's own methods must be among the spec's, which name the
+	// columns of the results.
+	for ki := range s.Kernels {
+		k := &s.Kernels[ki]
+		for j, m := range k.rawMethods {
+			path := fmt.Sprintf("kernels[%d].methods[%d]", ki, j)
+			meth, err := kernels.ParseMethod(m)
+			if err != nil {
+				return s.errf(path, "%v", err)
+			}
+			if !slices.Contains(s.Methods, meth) {
+				return s.errf(path, "method %s is not among the spec's methods", meth)
+			}
+			if slices.Contains(k.Methods, meth) {
+				return s.errf(path, "method %s listed twice", meth)
+			}
+			k.Methods = append(k.Methods, meth)
+		}
+	}
 	// Whether a kernel supports a method is known once it can be built,
 	// that is with the grid's values of its parameters.
-	for i, meth := range s.Methods {
-		for _, k := range s.Kernels {
-			if kern, err := kernels.New(k.Name, s.representative(k, s.Grid)); err == nil && !slices.Contains(kern.Methods(), meth) {
-				return s.errf(fmt.Sprintf("methods[%d]", i), "kernel %s does not support method %s", k.Name, meth)
+	for ki, k := range s.Kernels {
+		kern, err := kernels.New(k.Name, s.representative(k, s.Grid))
+		if err != nil {
+			continue // reported with its axis below
+		}
+		for i, meth := range s.Methods {
+			path := fmt.Sprintf("methods[%d]", i)
+			if k.Methods != nil {
+				if !slices.Contains(k.Methods, meth) {
+					continue
+				}
+				path = fmt.Sprintf("kernels[%d].methods[%d]", ki, slices.Index(k.Methods, meth))
+			}
+			if !slices.Contains(kern.Methods(), meth) {
+				return s.errf(path, "kernel %s does not support method %s (give the kernel its own methods list)", k.Name, meth)
 			}
 		}
 	}
@@ -500,7 +537,7 @@ func (s *Spec) buildKernels(ks []rawKernel) error {
 			}
 			p[name] = canonical(v)
 		}
-		s.Kernels = append(s.Kernels, KernelSpec{Name: k.Name, Params: p})
+		s.Kernels = append(s.Kernels, KernelSpec{Name: k.Name, Params: p, rawMethods: k.Methods})
 	}
 	return nil
 }
@@ -513,7 +550,7 @@ func (s *Spec) representative(k KernelSpec, axes []Axis) kernels.Params {
 		p[n] = v
 	}
 	for _, a := range axes {
-		if a.Target == KernelAxis && len(a.Values) > 0 {
+		if a.Target == KernelAxis && len(a.Values) > 0 && kernelHasParam(k.Name, a.Name) {
 			p[a.Name] = a.Values[0]
 		}
 	}
@@ -527,7 +564,7 @@ func (s *Spec) checkKernelAxes(axes []Axis) error {
 			return s.kernelParamError(k, axes, err)
 		}
 		for _, a := range axes {
-			if a.Target != KernelAxis {
+			if a.Target != KernelAxis || !kernelHasParam(k.Name, a.Name) {
 				continue
 			}
 			for _, v := range a.Values[1:] {

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -320,5 +321,81 @@ func TestPlan(t *testing.T) {
 	}
 	if _, err := s.Plan(Quick, 4); err == nil {
 		t.Error("-threads 4 accepted for a single-threaded kernel")
+	}
+}
+
+// TestKernelMethods checks a kernel's own methods list: the graphlet
+// kernel is explicit only and the subgraph matching kernel implicit only,
+// as in the paper's Table 3.
+func TestKernelMethods(t *testing.T) {
+	src := mutate(t, "kernels:\n  - name: walk\n    params: {length: 2}\n",
+		"kernels:\n  - name: walk\n    params: {length: 2}\n  - name: graphlet\n    methods: [explicit]\n  - name: csm\n    methods: [implicit]\n")
+	s, err := ParseSpec("x.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Plan(Full, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 6 data coordinates (pv 3 × d 2) × 3 kernels = 18 cells; walk runs
+	// 2 methods, graphlet and csm 1 each: 6 × 4 = 24 method runs, × 2
+	// repetitions = 48.
+	if len(p.Cells) != 18 || p.Runs() != 48 {
+		t.Errorf("cells %d runs %d, want 18 and 48", len(p.Cells), p.Runs())
+	}
+	for _, c := range p.Cells {
+		want := map[string]string{"walk": "[explicit implicit]", "graphlet": "[explicit]", "csm": "[implicit]"}[c.Kernel]
+		if got := fmt.Sprint(c.Methods); got != want {
+			t.Errorf("%s: methods %s, want %s", c.Kernel, got, want)
+		}
+	}
+	errs := []struct{ src, want string }{
+		// Lines: 10 graphlet's methods, 12 csm's, 13 the spec's (12 once csm's is gone).
+		{strings.Replace(src, "methods: [explicit]\n", "methods: [implicit]\n", 1),
+			"x.yaml:10: field kernels[1].methods[0]: kernel graphlet does not support method implicit (give the kernel its own methods list)"},
+		{strings.Replace(src, "methods: [explicit]\n", "methods: [magic]\n", 1),
+			`x.yaml:10: field kernels[1].methods[0]: unknown method "magic" (want explicit or implicit)`},
+		{strings.Replace(src, "methods: [explicit, implicit]", "methods: [explicit]", 1),
+			"x.yaml:12: field kernels[2].methods[0]: method implicit is not among the spec's methods"},
+		{strings.Replace(src, "  - name: csm\n    methods: [implicit]\n", "  - name: csm\n", 1),
+			"x.yaml:12: field methods[0]: kernel csm does not support method explicit (give the kernel its own methods list)"},
+	}
+	for _, e := range errs {
+		_, err := ParseSpec("x.yaml", []byte(e.src))
+		if err == nil || err.Error() != e.want {
+			t.Errorf("err = %v\nwant %s", err, e.want)
+		}
+	}
+}
+
+// TestAxisOfSomeKernels checks that a kernel axis varies only the kernels
+// with that parameter: walk lengths beside one shortest-path cell per data
+// coordinate, whose length coordinate is empty.
+func TestAxisOfSomeKernels(t *testing.T) {
+	src := mutate(t, "kernels:\n  - name: walk\n    params: {length: 2}\n", "kernels:\n  - name: walk\n  - name: sp\n")
+	src = strings.Replace(src, "  d: [2, 3]\n", "  d: [2, 3]\n  length: [0, 1, 2]\n", 1)
+	s, err := ParseSpec("x.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Plan(Full, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 6 data coordinates × (3 walk lengths + 1 sp) = 24 cells.
+	if len(p.Cells) != 24 {
+		t.Fatalf("%d cells, want 24", len(p.Cells))
+	}
+	li := slices.Index(p.AxisNames(), "length")
+	for _, c := range p.Cells {
+		if (c.Kernel == "sp") != (c.Coords[li] == "") {
+			t.Errorf("%s: length coordinate %q", c.Key, c.Coords[li])
+		}
+	}
+	// An axis of no kernel is still an error.
+	bad := strings.Replace(src, "  length: [0, 1, 2]\n", "  depth: [0, 1, 2]\n", 1)
+	if _, err := ParseSpec("x.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "unknown axis") {
+		t.Errorf("err = %v, want an unknown axis error", err)
 	}
 }
