@@ -85,18 +85,29 @@ func subset(full *graph.Dataset, d DataCoord) (*graph.Dataset, error) {
 }
 
 func generate(d DataCoord) (*graph.Dataset, error) {
+	f := func(k string) float64 {
+		v, _ := strconv.ParseFloat(d.Params[k], 64)
+		return v
+	}
 	switch d.Generator {
 	case "walk":
-		f := func(k string) float64 {
-			v, _ := strconv.ParseFloat(d.Params[k], 64)
-			return v
-		}
 		n, err := strconv.Atoi(d.Params["d"])
 		if err != nil {
 			return nil, fmt.Errorf("generator walk: d %q: %w", d.Params["d"], err)
 		}
 		cfg := synth.WalkConfig{PV: f("pv"), MeanVertices: f("mean_vertices"), EdgeProb: f("edge_prob")}
 		return synth.Walk(cfg, n, d.Seed)
+	case "subgraph":
+		n, err := strconv.Atoi(d.Params["d"])
+		if err != nil {
+			return nil, fmt.Errorf("generator subgraph: d %q: %w", d.Params["d"], err)
+		}
+		labels, err := strconv.Atoi(d.Params["labels"])
+		if err != nil {
+			return nil, fmt.Errorf("generator subgraph: labels %q: %w", d.Params["labels"], err)
+		}
+		cfg := synth.SubgraphConfig{Labels: labels, MeanVertices: f("mean_vertices"), EdgeProb: f("edge_prob")}
+		return synth.Subgraph(cfg, n, d.Seed)
 	}
 	return nil, fmt.Errorf("unknown generator %q", d.Generator)
 }

@@ -92,6 +92,11 @@ func shapeOf(ctx context.Context, d DataCoord, data DataSource, cache map[string
 		return dataShape{graphs: f("d"), vertices: v, degree: (v - 1) * f("edge_prob"),
 			labelCollide: (1-pv)*(1-pv) + pv*pv/2}, nil
 	}
+	if d.Generator == "subgraph" {
+		v := f("mean_vertices")
+		return dataShape{graphs: f("d"), vertices: v, degree: (v - 1) * f("edge_prob"),
+			labelCollide: 1 / f("labels")}, nil
+	}
 	sh, ok := cache[d.Dataset]
 	if !ok {
 		ds, err := data.Load(ctx, DataCoord{Dataset: d.Dataset, Seed: d.Seed})

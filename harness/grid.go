@@ -63,6 +63,12 @@ func generators() map[string]map[string]paramDef {
 			"mean_vertices": {min: 0, max: 1e4, minOpen: true, def: "20", doc: "Poisson mean of the number of vertices"},
 			"edge_prob":     {min: 0, max: 1, minOpen: true, def: "0.1", doc: "probability of each edge"},
 		},
+		"subgraph": {
+			"labels":        {integer: true, min: 1, max: 1 << 16, doc: "size |L| of the alphabet of vertex and edge labels"},
+			"d":             {integer: true, min: 1, max: 1e6, doc: "number of graphs; data sets are nested in d"},
+			"mean_vertices": {min: 0, max: 1e4, minOpen: true, def: "60", doc: "Poisson mean of the number of vertices"},
+			"edge_prob":     {min: 0, max: 1, minOpen: true, def: "0.5", doc: "probability of each edge"},
+		},
 	}
 }
 

@@ -109,7 +109,7 @@ func TestParseSpecErrors(t *testing.T) {
 		},
 			"x.yaml:3: field data: give either dataset or synthetic, not both"},
 		{"unknown generator", func(t *testing.T) string { return mutate(t, "synthetic: walk", "synthetic: tree") },
-			`x.yaml:4: field data.synthetic: unknown generator "tree" (known: walk)`},
+			`x.yaml:4: field data.synthetic: unknown generator "tree" (known: subgraph, walk)`},
 		{"unknown data parameter", func(t *testing.T) string { return mutate(t, "{mean_vertices: 5}", "{mean_vertex: 5}") },
 			"x.yaml:5: field data.params.mean_vertex: unknown parameter of generator walk (known: d, edge_prob, mean_vertices, pv)"},
 		{"data parameter out of range", func(t *testing.T) string { return mutate(t, "{mean_vertices: 5}", "{mean_vertices: 0}") },
