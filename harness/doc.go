@@ -36,8 +36,10 @@
 //	    limits: {time: 60s}
 //
 // An axis name is a data parameter (for the walk generator pv, d,
+// mean_vertices, edge_prob; for the subgraph generator labels, d,
 // mean_vertices, edge_prob; for TU data sets size, a random subset grown
-// by adding random graphs, nested in size) or else a parameter of one or
+// by adding random graphs, nested in size, where "all" or a size at or
+// beyond the data set's takes all of its graphs) or else a parameter of one or
 // more kernels of the spec (length, wl, ...); kernels without that
 // parameter are not varied along it and leave its coordinate empty. Kernel parameters are validated by
 // building the kernel with every value of every axis. An evaluation block

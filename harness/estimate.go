@@ -106,7 +106,7 @@ func shapeOf(ctx context.Context, d DataCoord, data DataSource, cache map[string
 		sh = shapeOfDataset(ds)
 		cache[d.Dataset] = sh
 	}
-	if _, ok := d.Params["size"]; ok {
+	if sz, ok := d.Params["size"]; ok && sz != "all" {
 		sh.graphs = math.Min(sh.graphs, f("size"))
 	}
 	return sh, nil

@@ -20,6 +20,7 @@ const maxAxisValues = 10000
 // paramDef describes one data parameter: its kind, range and default.
 type paramDef struct {
 	name     bool // a data set name, not a number
+	all      bool // "all" is a value: the whole data set
 	integer  bool
 	min, max float64
 	minOpen  bool   // min itself is excluded
@@ -34,6 +35,9 @@ func (d paramDef) check(v string) (string, error) {
 			return "", fmt.Errorf("%q is not a data set name", v)
 		}
 		return v, nil
+	}
+	if d.all && strings.TrimSpace(v) == "all" {
+		return "all", nil
 	}
 	r, ok := new(big.Rat).SetString(strings.TrimSpace(v))
 	if !ok {
@@ -80,7 +84,7 @@ func (d DataSpec) paramDefs() map[string]paramDef {
 		return generators()[d.Generator]
 	}
 	defs := map[string]paramDef{
-		"size": {integer: true, min: 1, max: 1e7, doc: "number of graphs, a random subset nested in size"},
+		"size": {integer: true, all: true, min: 1, max: 1e7, doc: "number of graphs, a random subset nested in size, or all"},
 	}
 	if len(d.Datasets) > 1 {
 		defs["dataset"] = paramDef{name: true, doc: "TU data set"}
