@@ -232,6 +232,9 @@ func (t *keyInterner) intern(key uint64) (id uint32, added bool) {
 
 func (t *keyInterner) grow() {
 	n := max(2*len(t.slots), 1024)
+	// Reserve the keys the new table can hold, so that append does not
+	// copy them again in small steps (large slices grow by only 1.25×).
+	t.keys = slices.Grow(t.keys, n/2-len(t.keys))
 	t.slots = make([]uint32, n)
 	t.shift = uint(64 - bitsLen(n-1))
 	mask := uint64(n - 1)
@@ -251,4 +254,54 @@ func bitsLen(x int) int {
 		n++
 	}
 	return n
+}
+
+// pairInterner is keyInterner for 128-bit keys, such as the packed
+// canonical strings of graphlets.
+type pairInterner struct {
+	keys  [][2]uint64
+	slots []uint32 // id+1, or 0 for an empty slot
+	shift uint
+}
+
+func (t *pairInterner) len() int { return len(t.keys) }
+
+func (t *pairInterner) slot(key [2]uint64) uint64 {
+	h := key[0]*0x9e3779b97f4a7c15 ^ key[1]
+	return (h * 0xbf58476d1ce4e5b9) >> t.shift
+}
+
+// intern returns the id of key, assigning the next id to a new key.
+func (t *pairInterner) intern(key [2]uint64) (id uint32, added bool) {
+	if 2*(len(t.keys)+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := t.slot(key); ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			id = uint32(len(t.keys))
+			t.slots[i] = id + 1
+			t.keys = append(t.keys, key)
+			return id, true
+		}
+		if t.keys[s-1] == key {
+			return s - 1, false
+		}
+	}
+}
+
+func (t *pairInterner) grow() {
+	n := max(2*len(t.slots), 1024)
+	t.keys = slices.Grow(t.keys, n/2-len(t.keys))
+	t.slots = make([]uint32, n)
+	t.shift = uint(64 - bitsLen(n-1))
+	mask := uint64(n - 1)
+	for id, key := range t.keys {
+		i := t.slot(key)
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = uint32(id) + 1
+	}
 }

@@ -109,16 +109,14 @@ func edgeLabel(g *graph.Graph, u, v int32) (int32, bool) {
 
 // glCounter enumerates patterns and interns their keys.
 type glCounter struct {
-	ids map[glKey]uint32
+	ids pairInterner
 	aut []int // automorphisms of each interned pattern
 	acc accumulator
 }
 
 func (c *glCounter) add(key glKey, aut int) {
-	id, ok := c.ids[key]
-	if !ok {
-		id = uint32(len(c.ids))
-		c.ids[key] = id
+	id, added := c.ids.intern(key)
+	if added {
 		c.aut = append(c.aut, aut)
 	}
 	c.acc.add(id, 1)
@@ -177,7 +175,7 @@ func (k *Graphlet) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([]Vec
 	if err := checkGLLabels(gs); err != nil {
 		return nil, nil, err
 	}
-	c := &glCounter{ids: make(map[glKey]uint32)}
+	c := &glCounter{}
 	vecs := make([]Vec, len(gs))
 	for i, g := range gs {
 		if err := ctx.Err(); err != nil {
