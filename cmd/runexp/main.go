@@ -40,6 +40,7 @@ func commands() map[string]command {
 		"list":     {"list experiment specs with grid sizes and estimated times", cmdList},
 		"merge":    {"join the results folders of shards into one", cmdMerge},
 		"plot":     {"draw the figures of results folders", cmdPlot},
+		"cv":       {"estimate a kernel's accuracy by nested cross-validation", cmdCV},
 		"data":     {"download the TU data sets and check them against their recorded sums", cmdData},
 	}
 }
