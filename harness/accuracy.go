@@ -14,6 +14,8 @@ type AccuracyRow struct {
 	Data   string            `json:"data"`
 	Kernel string            `json:"kernel"`
 	Params string            `json:"params"`
+	// Method is the method whose kernel matrices were evaluated.
+	Method string `json:"method"`
 	// Mean and Std are the accuracy in percent over the repetitions of the
 	// outer cross-validation, and Reps and Folds their numbers.
 	Mean  float64 `json:"accuracy_mean"`
@@ -23,6 +25,14 @@ type AccuracyRow struct {
 	// Chosen counts how often each selected parameter value won the inner
 	// cross-validation, keyed like "C=0.1" or "normalise=true".
 	Chosen map[string]int `json:"chosen,omitempty"`
-	// Status is "ok", or why no accuracy exists ("timeout", "error: ...").
+	// Fits counts the SVMs trained and CapFits those in which LIBSVM
+	// stopped at its iteration cap.
+	Fits    int `json:"fits"`
+	CapFits int `json:"cap_fits"`
+	// Seconds is the time of the kernel matrices and the cross-validation.
+	Seconds float64 `json:"seconds"`
+	// Status is "ok", or why no accuracy exists ("error: ...").
 	Status string `json:"status"`
+	// Note says which candidates were left out of the selection and why.
+	Note string `json:"note,omitempty"`
 }

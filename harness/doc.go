@@ -42,8 +42,30 @@
 // beyond the data set's takes all of its graphs) or else a parameter of one or
 // more kernels of the spec (length, wl, ...); kernels without that
 // parameter are not varied along it and leave its coordinate empty. Kernel parameters are validated by
-// building the kernel with every value of every axis. An evaluation block
-// is reserved for classification accuracy, which a later issue adds.
+// building the kernel with every value of every axis.
+//
+// An evaluation block adds classification accuracy by the paper's protocol
+// (Section 5.1), computed after a spec's timings:
+//
+//	evaluation:
+//	  reps: 10                        # repetitions of the outer CV
+//	  folds: 10                       # outer folds
+//	  inner_folds: 10                 # folds of the inner CV on each training part
+//	  method: explicit                # whose matrices; default each cell's first
+//	  select: {delta: [0.2, 0.4]}     # kernel parameters selected inside the CV
+//	  extra:                          # kernels evaluated for accuracy only,
+//	    - name: grw                   #   once per data coordinate
+//	      select: {gamma: [0.00001, 0.0001]}
+//	profiles:
+//	  quick:
+//	    evaluation: {reps: 1}         # a profile may change reps and folds
+//
+// Every cell's kernel gets one accuracy row: its matrix for every
+// combination of the selected values is computed once, then the nested
+// cross-validation selects among them, the SVM's C (10^-3..10^3) and
+// normalisation inside each outer training part (package eval). A
+// candidate that cannot be computed (a diverging γ, the time limit) is
+// left out and named in the row's note.
 //
 // Cells run data axes outermost, so that each data set is built once and
 // shared by its kernels, methods and repetitions; building it is not timed.
@@ -117,6 +139,17 @@
 //
 // Phase and cost columns the kernel does not report are 0. For timeout and
 // oom rows t_total and t_wall hold the time until the run stopped.
+//
+// # accuracy.jsonl
+//
+// One harness.AccuracyRow per cell (and per extra kernel and data
+// coordinate), appended and synced like cells.jsonl, so that an evaluation
+// resumes too: cell and coords (as in cells.jsonl; an extra kernel has the
+// data coordinates only), data, kernel, params, method, accuracy_mean and
+// accuracy_std (percent, over the repetitions), reps, folds, chosen (how
+// often each selected value, normalise=true/false and C=... won the inner
+// CV), fits and cap_fits (SVMs trained, and those stopped at LIBSVM's
+// iteration cap), seconds, status and note.
 //
 // # Columns of summary.csv
 //

@@ -295,6 +295,8 @@ type Plan struct {
 	Measure Measure
 	Limits  Limits
 	Cells   []Cell
+	// Evaluation is the accuracy protocol of the profile, or nil.
+	Evaluation *Evaluation
 }
 
 // Cell is one point of the grid: one data set and one kernel with all its
@@ -356,10 +358,13 @@ func (s *Spec) Plan(profile string, threads int) (*Plan, error) {
 	if !slices.Contains(Profiles(), profile) {
 		return nil, fmt.Errorf("unknown profile %q (known: %s)", profile, strings.Join(Profiles(), ", "))
 	}
-	p := &Plan{Spec: s, Profile: profile, Axes: s.Grid, Measure: s.Measure, Limits: s.Limits}
+	p := &Plan{Spec: s, Profile: profile, Axes: s.Grid, Measure: s.Measure, Limits: s.Limits, Evaluation: s.Evaluation}
 	if o, ok := s.Overrides[profile]; ok {
 		p.Axes = o.merge(s.Grid)
 		o.apply(&p.Measure, &p.Limits)
+		if o.Evaluation != nil {
+			p.Evaluation = o.Evaluation
+		}
 	}
 	if threads > 0 {
 		p.Measure.Threads = threads

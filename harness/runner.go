@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -70,6 +71,8 @@ type Runner struct {
 	Force bool
 	// SampleEvery is the period of the heap sampling; 0 means 2ms.
 	SampleEvery time.Duration
+	// Log, if not nil, receives a line per accuracy of the evaluation.
+	Log io.Writer
 }
 
 // RunResult tells what a run did.
@@ -120,6 +123,9 @@ func (r *Runner) Run(ctx context.Context, p *Plan, out string) (*RunResult, erro
 	}
 
 	runErr := r.runCells(ctx, p, st, meta.Hostname)
+	if runErr == nil {
+		runErr = r.evaluate(ctx, p, dir)
+	}
 	res.New = len(st.rows) - res.Kept
 	res.Rows = len(st.rows)
 

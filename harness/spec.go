@@ -55,6 +55,8 @@ type Spec struct {
 	Limits  Limits
 	// Overrides holds the profiles the spec defines, by name.
 	Overrides map[string]Override
+	// Evaluation is the accuracy protocol, or nil for timings only.
+	Evaluation *Evaluation
 
 	idx *nodeIndex
 }
@@ -129,6 +131,9 @@ type Limits struct {
 // Override is what a profile changes: the values of some axes, and any
 // measurement setting or limit it sets.
 type Override struct {
+	// Evaluation, when set, is the spec's evaluation with the profile's
+	// repetitions and folds.
+	Evaluation                   *Evaluation
 	Grid                         []Axis
 	Repetitions, Warmup, Threads *int
 	Time                         *time.Duration
@@ -173,7 +178,7 @@ type rawSpec struct {
 	Measure    *rawMeasure           `yaml:"measure"`
 	Limits     *rawLimits            `yaml:"limits"`
 	Profiles   map[string]rawProfile `yaml:"profiles"`
-	Evaluation yaml.Node             `yaml:"evaluation"`
+	Evaluation *rawEvaluation        `yaml:"evaluation"`
 }
 
 type rawData struct {
@@ -200,21 +205,25 @@ type rawLimits struct {
 }
 
 type rawProfile struct {
-	Grid    yaml.Node   `yaml:"grid"`
-	Measure *rawMeasure `yaml:"measure"`
-	Limits  *rawLimits  `yaml:"limits"`
+	Grid       yaml.Node      `yaml:"grid"`
+	Measure    *rawMeasure    `yaml:"measure"`
+	Limits     *rawLimits     `yaml:"limits"`
+	Evaluation *rawEvalCounts `yaml:"evaluation"`
 }
 
 // rawTypeKeys maps the Go type names in yaml.v3's messages to the keys they
 // accept, so an unknown key error can list the known ones.
 func rawTypeKeys() map[string][]string {
 	return map[string][]string{
-		"harness.rawSpec":    {"name", "title", "paper", "seed", "data", "kernels", "methods", "grid", "measure", "limits", "profiles", "evaluation"},
-		"harness.rawData":    {"dataset", "synthetic", "params"},
-		"harness.rawKernel":  {"name", "params"},
-		"harness.rawMeasure": {"repetitions", "warmup", "threads"},
-		"harness.rawLimits":  {"time", "memory"},
-		"harness.rawProfile": {"grid", "measure", "limits"},
+		"harness.rawSpec":       {"name", "title", "paper", "seed", "data", "kernels", "methods", "grid", "measure", "limits", "profiles", "evaluation"},
+		"harness.rawData":       {"dataset", "synthetic", "params"},
+		"harness.rawKernel":     {"name", "params", "methods"},
+		"harness.rawMeasure":    {"repetitions", "warmup", "threads"},
+		"harness.rawLimits":     {"time", "memory"},
+		"harness.rawProfile":    {"grid", "measure", "limits", "evaluation"},
+		"harness.rawEvaluation": {"reps", "folds", "inner_folds", "method", "select", "extra"},
+		"harness.rawExtra":      {"name", "params", "select"},
+		"harness.rawEvalCounts": {"reps", "folds", "inner_folds"},
 	}
 }
 
@@ -280,9 +289,6 @@ func (s *Spec) build(raw *rawSpec) error {
 		return s.errf("seed", "missing; every spec names its seed so that its data are reproducible")
 	}
 	s.Seed = *raw.Seed
-	if raw.Evaluation.Kind != 0 {
-		return s.errf("evaluation", "not supported yet (classification accuracy comes with a later issue)")
-	}
 	if err := s.buildData(raw.Data); err != nil {
 		return err
 	}
@@ -366,6 +372,11 @@ func (s *Spec) build(raw *rawSpec) error {
 		return err
 	}
 	o.apply(&s.Measure, &s.Limits)
+	if raw.Evaluation != nil {
+		if err := s.buildEvaluation(raw.Evaluation); err != nil {
+			return err
+		}
+	}
 
 	s.Overrides = make(map[string]Override)
 	for name, rp := range raw.Profiles {
@@ -380,6 +391,16 @@ func (s *Spec) build(raw *rawSpec) error {
 		o.Grid, err = s.decodeGrid(path+".grid", &rp.Grid, s.Grid)
 		if err != nil {
 			return err
+		}
+		if rp.Evaluation != nil {
+			if raw.Evaluation == nil {
+				return s.errf(path+".evaluation", "the spec has no evaluation block to change")
+			}
+			e := *s.Evaluation
+			if err := s.evalCounts(path+".evaluation", rp.Evaluation, &e); err != nil {
+				return err
+			}
+			o.Evaluation = &e
 		}
 		s.Overrides[name] = o
 	}

@@ -68,6 +68,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			Progress: newProgress(*progress, stderr),
 			Shard:    sh,
 			Force:    *force,
+			Log:      stderr,
 		}
 		res, err := r.Run(ctx, p, *out)
 		if errors.Is(err, harness.ErrResumeRefused) {

@@ -1,0 +1,288 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/gkbench/gkbench/eval"
+	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/kernels"
+	"gonum.org/v1/gonum/mat"
+)
+
+// fileAccuracy is the results file of the evaluation, one AccuracyRow per
+// line, appended and synced like cells.jsonl.
+const fileAccuracy = "accuracy.jsonl"
+
+// ReadAccuracy reads the accuracy rows of a results folder; a folder
+// without them gives none. A truncated last line, from a run killed while
+// writing it, is dropped: good is the length of the intact part.
+func ReadAccuracy(dir string) (rows []AccuracyRow, good int64, err error) {
+	path := filepath.Join(dir, fileAccuracy)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	for off, line := 0, 1; off < len(b); line++ {
+		end := bytes.IndexByte(b[off:], '\n')
+		if end < 0 {
+			return rows, int64(off), nil
+		}
+		var r AccuracyRow
+		if err := json.Unmarshal(b[off:off+end], &r); err != nil {
+			if off+end+1 == len(b) {
+				return rows, int64(off), nil
+			}
+			return nil, 0, fmt.Errorf("%s:%d: damaged row in the middle of the file: %v", path, line, err)
+		}
+		rows = append(rows, r)
+		off += end + 1
+	}
+	return rows, int64(len(b)), nil
+}
+
+func (r *AccuracyRow) key() string { return r.Cell + "|" + r.Method }
+
+// evaluation runs a plan's accuracy protocol after its timings.
+type evaluation struct {
+	r    *Runner
+	p    *Plan
+	e    *Evaluation
+	file *os.File
+	done map[string]bool
+	log  io.Writer
+
+	dataKey string
+	ds      *graph.Dataset
+	dataErr error
+}
+
+// evaluate runs the evaluation of p over the cells of r's shard, skipping
+// what accuracy.jsonl already holds.
+func (r *Runner) evaluate(ctx context.Context, p *Plan, dir string) error {
+	e := p.Evaluation
+	if e == nil {
+		return nil
+	}
+	rows, good, err := ReadAccuracy(dir)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, fileAccuracy)
+	if st, err := os.Stat(path); err == nil && st.Size() != good {
+		if err := os.Truncate(path, good); err != nil {
+			return fmt.Errorf("drop the unfinished last row of %s: %w", path, err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	ev := &evaluation{r: r, p: p, e: e, file: f, done: map[string]bool{}, log: r.Log}
+	if ev.log == nil {
+		ev.log = io.Discard
+	}
+	for _, row := range rows {
+		ev.done[row.key()] = true
+	}
+	for i := range p.Cells {
+		c := &p.Cells[i]
+		if !r.Shard.Has(c.Index) {
+			continue
+		}
+		m := e.Method
+		if m == "" {
+			m = c.Methods[0]
+		} else if !slicesContains(c.Methods, m) {
+			continue
+		}
+		row := AccuracyRow{Cell: c.Key, Coords: coordMap(p, c, false), Data: c.Data.Key(), Kernel: c.Kernel,
+			Params: paramText(c.Params), Method: string(m)}
+		if err := ev.run(ctx, c.Data, row, c.Params, e.Select); err != nil {
+			return err
+		}
+	}
+	// Extra kernels: once per data coordinate, in the shard of the first
+	// cell of that coordinate.
+	seen := map[string]bool{}
+	for i := range p.Cells {
+		c := &p.Cells[i]
+		dk := c.Data.Key()
+		if seen[dk] {
+			continue
+		}
+		seen[dk] = true
+		if !r.Shard.Has(c.Index) {
+			continue
+		}
+		for _, x := range e.Extra {
+			k, err := r.Kernels.New(x.Name, candidates(x.Params, x.Select)[0])
+			if err != nil {
+				return fmt.Errorf("evaluation: kernel %s: %w", x.Name, err)
+			}
+			m := k.Methods()[0]
+			row := AccuracyRow{Cell: dk + " " + x.Name + "(" + paramText(x.Params) + ")", Coords: coordMap(p, c, true),
+				Data: dk, Kernel: x.Name, Params: paramText(x.Params), Method: string(m)}
+			if err := ev.run(ctx, c.Data, row, x.Params, x.Select); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// coordMap returns a cell's coordinates by axis name; dataOnly leaves the
+// kernel axes out, for the extra kernels, which have none of them.
+func coordMap(p *Plan, c *Cell, dataOnly bool) map[string]string {
+	m := make(map[string]string, len(p.Axes))
+	for i, a := range p.Axes {
+		if dataOnly && a.Target == KernelAxis {
+			continue
+		}
+		m[a.Name] = c.Coords[i]
+	}
+	return m
+}
+
+func slicesContains(ms []kernels.Method, m kernels.Method) bool {
+	for _, x := range ms {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// run computes one accuracy row: the kernel matrix of every candidate of
+// the selected parameters, then the nested cross-validation among them.
+func (ev *evaluation) run(ctx context.Context, dc DataCoord, row AccuracyRow, base kernels.Params, sel []Axis) error {
+	if ev.done[row.key()] {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
+	}
+	if dk := dc.Key(); dk != ev.dataKey {
+		ev.ds, ev.dataErr = nil, nil
+		ev.ds, ev.dataErr = ev.r.Data.Load(ctx, dc)
+		ev.dataKey = dk
+	}
+	row.Reps, row.Folds = ev.e.Reps, ev.e.Folds
+	start := time.Now()
+	if ev.dataErr != nil {
+		row.Status = statusError + oneLine(ev.dataErr.Error())
+		return ev.record(row, start)
+	}
+	m := kernels.Method(row.Method)
+	var cands []eval.Candidate
+	var failed []string
+	for _, params := range candidates(base, sel) {
+		label := selectionLabel(params, sel)
+		k, err := ev.r.Kernels.New(row.Kernel, params)
+		if err != nil {
+			return fmt.Errorf("evaluation: kernel %s: %w", row.Kernel, err)
+		}
+		K, err := ev.gram(ctx, k, m)
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
+		}
+		if err != nil {
+			// A candidate that cannot be computed (a diverging γ, a
+			// time-out) is left out of the selection, and said so.
+			failed = append(failed, label+": "+oneLine(err.Error()))
+			continue
+		}
+		cands = append(cands, eval.Candidate{Label: label, K: K})
+	}
+	if len(failed) > 0 {
+		row.Note = fmt.Sprintf("%d of %d candidates left out: %s", len(failed), len(failed)+len(cands), failed[0])
+	}
+	if len(cands) == 0 {
+		row.Status = statusError + "no candidate kernel matrix could be computed"
+		return ev.record(row, start)
+	}
+	res, err := eval.CrossValidate(ctx, cands, ev.ds.Classes, eval.Options{
+		Reps: ev.e.Reps, Folds: ev.e.Folds, InnerFolds: ev.e.InnerFolds, Seed: ev.p.Spec.Seed,
+	})
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
+	}
+	if err != nil {
+		row.Status = statusError + oneLine(err.Error())
+		return ev.record(row, start)
+	}
+	row.Status = StatusOK
+	row.Mean, row.Std = 100*res.Accuracy, 100*res.Std
+	row.Chosen = map[string]int{}
+	if len(sel) > 0 {
+		for i, n := range res.Chosen.Candidate {
+			if n > 0 {
+				row.Chosen[res.Labels[i]] = n
+			}
+		}
+	}
+	row.Chosen["normalise=true"] = res.Chosen.Normalized
+	row.Chosen["normalise=false"] = res.Chosen.Unnormalized
+	for i, n := range res.Chosen.C {
+		if n > 0 {
+			row.Chosen["C="+strconv.FormatFloat(res.Options.Cs[i], 'g', -1, 64)] = n
+		}
+	}
+	row.Fits, row.CapFits = res.Fits, res.CapFits
+	return ev.record(row, start)
+}
+
+// gram computes one candidate matrix under the plan's time limit.
+func (ev *evaluation) gram(ctx context.Context, k kernels.Kernel, m kernels.Method) (K *mat.SymDense, err error) {
+	if lim := ev.p.Limits.Time; lim > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, lim, errTimeout)
+		defer cancel()
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("kernel %s panicked: %v", k.Name(), v)
+		}
+	}()
+	K, _, err = k.Gram(ctx, ev.ds.Graphs, m)
+	if err != nil && errors.Is(context.Cause(ctx), errTimeout) {
+		err = fmt.Errorf("time limit %v exceeded", ev.p.Limits.Time)
+	}
+	return K, err
+}
+
+// record appends row to accuracy.jsonl, synced, and logs it.
+func (ev *evaluation) record(row AccuracyRow, start time.Time) error {
+	row.Seconds = time.Since(start).Seconds()
+	b, err := json.Marshal(&row)
+	if err != nil {
+		return err
+	}
+	if _, err := ev.file.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("append to %s: %w", ev.file.Name(), err)
+	}
+	if err := ev.file.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", ev.file.Name(), err)
+	}
+	ev.done[row.key()] = true
+	if row.Status == StatusOK {
+		fmt.Fprintf(ev.log, "%s accuracy %s %s [%s]: %.2f ± %.2f %% (%d×%d-fold, %.1fs)\n",
+			time.Now().Format("15:04:05"), row.Kernel, row.Method, row.Cell, row.Mean, row.Std, row.Reps, row.Folds, row.Seconds)
+	} else {
+		fmt.Fprintf(ev.log, "%s accuracy %s %s [%s]: %s\n", time.Now().Format("15:04:05"), row.Kernel, row.Method, row.Cell, row.Status)
+	}
+	return nil
+}
