@@ -134,14 +134,24 @@ func newResults(dir string, meta harness.Meta, rows []harness.Row, acc []harness
 	r := &Results{Dir: dir, Meta: meta, Rows: rows, Accuracy: acc, index: make(map[string]int)}
 	names := slices.Clone(meta.Axes)
 	// Several kernels in one spec share coordinates; without an axis of
-	// their own their points would be merged.
+	// their own their points would be merged. Kernels that each run their
+	// own method (the explicit graphlet kernel against the implicit
+	// subgraph matching kernel of Section 5.4) are told apart by the
+	// method, and belong in one comparison.
 	var kernels []string
+	byMethod := map[string][]string{}
+	shared := false
 	for i := range rows {
-		if !slices.Contains(kernels, rows[i].Kernel) {
-			kernels = append(kernels, rows[i].Kernel)
+		k, m := rows[i].Kernel, rows[i].Method
+		if !slices.Contains(kernels, k) {
+			kernels = append(kernels, k)
+		}
+		if !slices.Contains(byMethod[m], k) {
+			byMethod[m] = append(byMethod[m], k)
+			shared = shared || len(byMethod[m]) > 1
 		}
 	}
-	addKernel := len(kernels) > 1 && !slices.Contains(names, kernelAxis)
+	addKernel := shared && !slices.Contains(names, kernelAxis)
 	if addKernel {
 		names = append(names, kernelAxis)
 	}
