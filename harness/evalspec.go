@@ -95,17 +95,13 @@ func (s *Spec) decodeSelect(path string, n *yaml.Node, kernel string) ([]Axis, e
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		apath := path + "." + k.Value
-		names := []string{kernel}
-		if kernel == "" {
-			names = nil
-			for _, ks := range s.Kernels {
-				names = append(names, ks.Name)
-			}
+		if kernel != "" && !kernelHasParam(kernel, k.Value) {
+			return nil, s.errf(apath, "kernel %s has no parameter %q to select", kernel, k.Value)
 		}
-		for _, name := range names {
-			if !kernelHasParam(name, k.Value) {
-				return nil, s.errf(apath, "kernel %s has no parameter %q to select", name, k.Value)
-			}
+		// A selection for the spec's kernels applies to those with the
+		// parameter, like a grid axis: h is selected for GI only.
+		if kernel == "" && !slices.ContainsFunc(s.Kernels, func(ks KernelSpec) bool { return kernelHasParam(ks.Name, k.Value) }) {
+			return nil, s.errf(apath, "no kernel of the spec has a parameter %q to select", k.Value)
 		}
 		for _, a := range s.Grid {
 			if a.Name == k.Value && kernel == "" {
@@ -142,7 +138,7 @@ func (s *Spec) buildEvaluation(raw *rawEvaluation) error {
 		return err
 	}
 	for _, k := range s.Kernels {
-		if err := s.checkCandidates("evaluation.select", k.Name, s.representative(k, s.Grid), e.Select); err != nil {
+		if err := s.checkCandidates("evaluation.select", k.Name, s.representative(k, s.Grid), selectionOf(k.Name, e.Select)); err != nil {
 			return err
 		}
 	}
@@ -210,4 +206,15 @@ func selectionLabel(p kernels.Params, sel []Axis) string {
 		parts[i] = a.Name + "=" + p[a.Name]
 	}
 	return strings.Join(parts, ",")
+}
+
+// selectionOf returns the selected parameters that kernel has.
+func selectionOf(kernel string, sel []Axis) []Axis {
+	var out []Axis
+	for _, a := range sel {
+		if kernelHasParam(kernel, a.Name) {
+			out = append(out, a)
+		}
+	}
+	return out
 }

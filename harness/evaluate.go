@@ -111,7 +111,7 @@ func (r *Runner) evaluate(ctx context.Context, p *Plan, dir string) error {
 		}
 		row := AccuracyRow{Cell: c.Key, Coords: coordMap(p, c, false), Data: c.Data.Key(), Kernel: c.Kernel,
 			Params: paramText(c.Params), Method: string(m)}
-		if err := ev.run(ctx, c.Data, row, c.Params, e.Select); err != nil {
+		if err := ev.run(ctx, c.Data, row, c.Params, selectionOf(c.Kernel, e.Select)); err != nil {
 			return err
 		}
 	}

@@ -419,32 +419,74 @@ func (p *Plan) expand() {
 			dc.Params[p.Axes[i].Name] = coords[i]
 		}
 		for _, k := range s.Kernels {
-			var own []int // the kernel axes of this kernel's parameters
+			// own are the kernel axes of this kernel's parameters, and
+			// shared those that shape all of its methods. An axis of an
+			// explicit-only parameter (binning iterations) varies the
+			// explicit cells; the other methods get one cell without it,
+			// since they would compute the same matrix for every value.
+			var own, shared []int
 			for _, i := range kernAxes {
-				if kernelHasParam(k.Name, p.Axes[i].Name) {
-					own = append(own, i)
-				} else {
+				name := p.Axes[i].Name
+				if !kernelHasParam(k.Name, name) {
 					coords[i] = ""
+					continue
+				}
+				own = append(own, i)
+				if !kernelParamExplicitOnly(k.Name, name) {
+					shared = append(shared, i)
 				}
 			}
-			forAxes(own, 0, func() {
-				params := cloneParams(k.Params)
+			methods := k.methods(s.Methods)
+			groups := []struct {
+				axes    []int
+				methods []kernels.Method
+			}{{own, methods}}
+			if len(shared) < len(own) {
+				var expl, other []kernels.Method
+				for _, m := range methods {
+					if m == kernels.Explicit {
+						expl = append(expl, m)
+					} else {
+						other = append(other, m)
+					}
+				}
+				groups = groups[:0]
+				if expl != nil {
+					groups = append(groups, struct {
+						axes    []int
+						methods []kernels.Method
+					}{own, expl})
+				}
+				if other != nil {
+					groups = append(groups, struct {
+						axes    []int
+						methods []kernels.Method
+					}{shared, other})
+				}
+			}
+			for _, grp := range groups {
 				for _, i := range own {
-					params[p.Axes[i].Name] = coords[i]
+					coords[i] = ""
 				}
-				if kernelHasParam(k.Name, "threads") {
-					params["threads"] = strconv.Itoa(p.Measure.Threads)
-				}
-				p.Cells = append(p.Cells, Cell{
-					Index:   len(p.Cells),
-					Coords:  slices.Clone(coords),
-					Data:    dc,
-					Kernel:  k.Name,
-					Params:  params,
-					Methods: k.methods(s.Methods),
-					Key:     dc.Key() + " " + k.Name + "(" + paramText(params) + ")",
+				forAxes(grp.axes, 0, func() {
+					params := cloneParams(k.Params)
+					for _, i := range grp.axes {
+						params[p.Axes[i].Name] = coords[i]
+					}
+					if kernelHasParam(k.Name, "threads") {
+						params["threads"] = strconv.Itoa(p.Measure.Threads)
+					}
+					p.Cells = append(p.Cells, Cell{
+						Index:   len(p.Cells),
+						Coords:  slices.Clone(coords),
+						Data:    dc,
+						Kernel:  k.Name,
+						Params:  params,
+						Methods: grp.methods,
+						Key:     dc.Key() + " " + k.Name + "(" + paramText(params) + ")",
+					})
 				})
-			})
+			}
 		}
 	})
 }

@@ -470,6 +470,16 @@ func kernelHasParam(kernel, param string) bool {
 	return slices.ContainsFunc(docs, func(d kernels.ParamDoc) bool { return d.Name == param })
 }
 
+// kernelParamExplicitOnly reports whether param shapes only the explicit
+// method of kernel, like the binning iterations.
+func kernelParamExplicitOnly(kernel, param string) bool {
+	_, docs, err := kernels.Describe(kernel)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(docs, func(d kernels.ParamDoc) bool { return d.Name == param && d.ExplicitOnly })
+}
+
 func validName(s string) bool {
 	if s == "" || s == "." || s == ".." {
 		return false

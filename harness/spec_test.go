@@ -79,7 +79,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"unknown top-level key", func(t *testing.T) string { return mutate(t, "seed: 1\n", "seed: 1\nbogus: 2\n") },
 			"x.yaml:3: field bogus: unknown key (known: name, title, paper, seed, data, kernels, methods, grid, measure, limits, profiles, evaluation)"},
 		{"unknown kernel key", func(t *testing.T) string { return mutate(t, "    params: {length: 2}", "    parms: {length: 2}") },
-			"x.yaml:8: field kernels[0].parms: unknown key (known: name, params)"},
+			"x.yaml:8: field kernels[0].parms: unknown key (known: name, params, methods)"},
 		{"unknown measure key in profile", func(t *testing.T) string { return mutate(t, "{repetitions: 1}", "{repetition: 1}") },
 			"x.yaml:19: field profiles.quick.measure.repetition: unknown key (known: repetitions, warmup, threads)"},
 		// Bad types.
@@ -102,8 +102,8 @@ func TestParseSpecErrors(t *testing.T) {
 		// Missing or contradictory settings.
 		{"missing seed", func(t *testing.T) string { return mutate(t, "seed: 1\n", "") },
 			"x.yaml: field seed: missing; every spec names its seed so that its data are reproducible"},
-		{"evaluation reserved", func(t *testing.T) string { return mutate(t, "seed: 1\n", "seed: 1\nevaluation: {folds: 10}\n") },
-			"x.yaml:3: field evaluation: not supported yet (classification accuracy comes with a later issue)"},
+		{"evaluation folds", func(t *testing.T) string { return mutate(t, "seed: 1\n", "seed: 1\nevaluation: {folds: 1}\n") },
+			"x.yaml:3: field evaluation.folds: 1 out of range [2, 100]"},
 		{"dataset and generator", func(t *testing.T) string {
 			return mutate(t, "  synthetic: walk\n", "  synthetic: walk\n  dataset: MUTAG\n")
 		},
@@ -397,5 +397,56 @@ func TestAxisOfSomeKernels(t *testing.T) {
 	bad := strings.Replace(src, "  length: [0, 1, 2]\n", "  depth: [0, 1, 2]\n", 1)
 	if _, err := ParseSpec("x.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "unknown axis") {
 		t.Errorf("err = %v, want an unknown axis error", err)
+	}
+}
+
+// TestExplicitOnlyAxis checks that an axis of an explicit-only parameter
+// (binning iterations) varies the explicit cells only: implicit
+// computation gives the same matrix for every value, so it gets one cell
+// without the parameter. A selection of h applies to GI alone.
+func TestExplicitOnlyAxis(t *testing.T) {
+	src := `name: a
+seed: 1
+data:
+  dataset: ENZYMES
+kernels:
+  - name: gi
+  - name: gh
+methods: [explicit, implicit]
+grid:
+  iterations: [1, 4, 16]
+evaluation:
+  select:
+    h: [1, 3]
+`
+	s, err := ParseSpec("a.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Plan(Full, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per kernel: 3 explicit cells and 1 implicit cell.
+	var got []string
+	for _, c := range p.Cells {
+		got = append(got, fmt.Sprintf("%s %v %s", c.Kernel, c.Methods, c.Coords[0]))
+	}
+	want := []string{
+		"gi [explicit] 1", "gi [explicit] 4", "gi [explicit] 16", "gi [implicit] ",
+		"gh [explicit] 1", "gh [explicit] 4", "gh [explicit] 16", "gh [implicit] ",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("cells\n%q\nwant\n%q", got, want)
+	}
+	if sel := selectionOf("gh", s.Evaluation.Select); len(sel) != 0 {
+		t.Errorf("gh selects %v, want nothing", sel)
+	}
+	if sel := selectionOf("gi", s.Evaluation.Select); len(sel) != 1 || sel[0].Name != "h" {
+		t.Errorf("gi selects %v, want h", sel)
+	}
+	bad := strings.Replace(src, "    h: [1, 3]\n", "    depth: [1, 3]\n", 1)
+	if _, err := ParseSpec("a.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), `no kernel of the spec has a parameter "depth" to select`) {
+		t.Errorf("err = %v", err)
 	}
 }

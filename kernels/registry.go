@@ -34,6 +34,10 @@ type ParamDoc struct {
 	Name    string
 	Default string
 	Doc     string
+	// ExplicitOnly marks a parameter that shapes the explicit method only,
+	// such as the number of random binning iterations: the implicit method
+	// computes the same matrix whatever its value.
+	ExplicitOnly bool
 }
 
 // factory builds a kernel from its parameters.
@@ -50,18 +54,18 @@ func registry() map[string]factory {
 		"walk": {
 			doc: "fixed-length walk kernel K=_l, or K<=_l with max=true (Section 4.2)",
 			params: []ParamDoc{
-				{"length", "", "walk length l >= 0 (required)"},
-				{"max", "false", "true: Max-l-walk kernel, the sum over lengths 0..l"},
-				{"lambda", "1", "weight base of the Max-l-walk kernel: lambda_i = lambda^i, > 0"},
-				{"wl", "0", "Weisfeiler-Lehman iterations applied to the vertex labels first, >= 0"},
+				{Name: "length", Doc: "walk length l >= 0 (required)"},
+				{Name: "max", Default: "false", Doc: "true: Max-l-walk kernel, the sum over lengths 0..l"},
+				{Name: "lambda", Default: "1", Doc: "weight base of the Max-l-walk kernel: lambda_i = lambda^i, > 0"},
+				{Name: "wl", Default: "0", Doc: "Weisfeiler-Lehman iterations applied to the vertex labels first, >= 0"},
 			},
 			build: newWalkFromParams,
 		},
 		"grw": {
 			doc: "geometric random walk kernel, the sum of gamma^l times the l-walk kernel over all l (Gärtner et al. 2003); implicit only",
 			params: []ParamDoc{
-				{"gamma", "", "decay 0 < gamma < 1 (required); the series must converge on every pair"},
-				{"terms", "0", "> 0: sum walk lengths 0..terms-1 only; 0: sum until converged"},
+				{Name: "gamma", Doc: "decay 0 < gamma < 1 (required); the series must converge on every pair"},
+				{Name: "terms", Default: "0", Doc: "> 0: sum walk lengths 0..terms-1 only; 0: sum until converged"},
 			},
 			build: newGRWFromParams,
 		},
@@ -72,7 +76,7 @@ func registry() map[string]factory {
 		},
 		"gi": {
 			doc:    "graph invariant kernel: WL weights on the unlabelled structure times an attribute kernel (Section 4.1.1)",
-			params: append([]ParamDoc{{"h", "3", "Weisfeiler-Lehman iterations, 0..20"}}, attrParamDocs("hat")...),
+			params: append([]ParamDoc{{Name: "h", Default: "3", Doc: "Weisfeiler-Lehman iterations, 0..20"}}, attrParamDocs("hat")...),
 			build:  newGIFromParams,
 		},
 		"gh": {
@@ -205,11 +209,11 @@ func (r *paramReader) floatAbove(key string, def, lo float64) float64 {
 // attributed graphs, with the given default vertex kernel.
 func attrParamDocs(def string) []ParamDoc {
 	return []ParamDoc{
-		{"vertex", def, "vertex kernel: dirac (labels), hat (attributes, k_Delta) or rbf (attributes, Gaussian)"},
-		{"delta", "1", "hat kernel width delta > 0"},
-		{"sigma", "1", "rbf kernel width sigma > 0"},
-		{"iterations", "1", "random binning iterations P >= 1 of the explicit map of the hat kernel"},
-		{"seed", "1", "seed of the random binning"},
+		{Name: "vertex", Default: def, Doc: "vertex kernel: dirac (labels), hat (attributes, k_Delta) or rbf (attributes, Gaussian)"},
+		{Name: "delta", Default: "1", Doc: "hat kernel width delta > 0"},
+		{Name: "sigma", Default: "1", Doc: "rbf kernel width sigma > 0"},
+		{Name: "iterations", Default: "1", Doc: "random binning iterations P >= 1 of the explicit map of the hat kernel", ExplicitOnly: true},
+		{Name: "seed", Default: "1", Doc: "seed of the random binning", ExplicitOnly: true},
 	}
 }
 
