@@ -52,11 +52,13 @@ type rawExtra struct {
 	Select yaml.Node         `yaml:"select"`
 }
 
-// rawEvalCounts is what a profile may change of the evaluation.
+// rawEvalCounts is what a profile may change of the evaluation: the
+// counts, and the values of selected parameters.
 type rawEvalCounts struct {
-	Reps       *int `yaml:"reps"`
-	Folds      *int `yaml:"folds"`
-	InnerFolds *int `yaml:"inner_folds"`
+	Reps       *int      `yaml:"reps"`
+	Folds      *int      `yaml:"folds"`
+	InnerFolds *int      `yaml:"inner_folds"`
+	Select     yaml.Node `yaml:"select"`
 }
 
 // evalCounts sets the counts of e that r names, checking their ranges.
@@ -120,7 +122,7 @@ func (s *Spec) decodeSelect(path string, n *yaml.Node, kernel string) ([]Axis, e
 // buildEvaluation decodes and validates the evaluation block.
 func (s *Spec) buildEvaluation(raw *rawEvaluation) error {
 	e := &Evaluation{Reps: 10, Folds: 10, InnerFolds: 10}
-	if err := s.evalCounts("evaluation", &rawEvalCounts{raw.Reps, raw.Folds, raw.InnerFolds}, e); err != nil {
+	if err := s.evalCounts("evaluation", &rawEvalCounts{Reps: raw.Reps, Folds: raw.Folds, InnerFolds: raw.InnerFolds}, e); err != nil {
 		return err
 	}
 	if raw.Method != "" {
@@ -217,4 +219,34 @@ func selectionOf(kernel string, sel []Axis) []Axis {
 		}
 	}
 	return out
+}
+
+// profileEvaluation returns the spec's evaluation with a profile's counts
+// and selected values.
+func (s *Spec) profileEvaluation(path string, r *rawEvalCounts) (*Evaluation, error) {
+	e := *s.Evaluation
+	if err := s.evalCounts(path, r, &e); err != nil {
+		return nil, err
+	}
+	if r.Select.Kind == 0 {
+		return &e, nil
+	}
+	sel, err := s.decodeSelect(path+".select", &r.Select, "")
+	if err != nil {
+		return nil, err
+	}
+	e.Select = slices.Clone(e.Select)
+	for _, a := range sel {
+		i := slices.IndexFunc(e.Select, func(b Axis) bool { return b.Name == a.Name })
+		if i < 0 {
+			return nil, s.errf(a.path, "not selected by the spec's evaluation; a profile may only change the values")
+		}
+		e.Select[i].Values = a.Values
+	}
+	for _, k := range s.Kernels {
+		if err := s.checkCandidates(path+".select", k.Name, s.representative(k, s.Grid), selectionOf(k.Name, e.Select)); err != nil {
+			return nil, err
+		}
+	}
+	return &e, nil
 }

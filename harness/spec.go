@@ -223,7 +223,7 @@ func rawTypeKeys() map[string][]string {
 		"harness.rawProfile":    {"grid", "measure", "limits", "evaluation"},
 		"harness.rawEvaluation": {"reps", "folds", "inner_folds", "method", "select", "extra"},
 		"harness.rawExtra":      {"name", "params", "select"},
-		"harness.rawEvalCounts": {"reps", "folds", "inner_folds"},
+		"harness.rawEvalCounts": {"reps", "folds", "inner_folds", "select"},
 	}
 }
 
@@ -396,11 +396,9 @@ func (s *Spec) build(raw *rawSpec) error {
 			if raw.Evaluation == nil {
 				return s.errf(path+".evaluation", "the spec has no evaluation block to change")
 			}
-			e := *s.Evaluation
-			if err := s.evalCounts(path+".evaluation", rp.Evaluation, &e); err != nil {
+			if o.Evaluation, err = s.profileEvaluation(path+".evaluation", rp.Evaluation); err != nil {
 				return err
 			}
-			o.Evaluation = &e
 		}
 		s.Overrides[name] = o
 	}

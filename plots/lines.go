@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -437,11 +438,11 @@ func (lf *lineFigure) addAccuracy(r *Results, f FigureSpec, panel map[string]str
 		}
 		w := cloneCoords(want)
 		w[f.X] = ""
-		if y, ok := accuracyAt(r, w); ok {
+		if y, ks, ok := accuracyKernelAt(r, w); ok {
 			b := &curve{x: []float64{xa.Nums[0], xa.Nums[len(xa.Nums)-1]}, y: []float64{y, y},
 				style: draw.LineStyle{Color: rgb(colAccuracy), Width: 1.3, Dashes: []vg.Length{8, 3, 2, 3}}}
 			lf.acc = append(lf.acc, b)
-			lf.accName = append(lf.accName, name+" (baseline)")
+			lf.accName = append(lf.accName, name+" ("+strings.Join(ks, ", ")+", baseline)")
 		}
 	}
 	if len(lf.acc) == 0 {
@@ -455,6 +456,15 @@ func (lf *lineFigure) addAccuracy(r *Results, f FigureSpec, panel map[string]str
 // accuracyAt returns the mean accuracy of the ok accuracy rows agreeing
 // with want.
 func accuracyAt(r *Results, want map[string]string) (float64, bool) {
+	y, _, ok := accuracyKernelAt(r, want)
+	return y, ok
+}
+
+// accuracyKernelAt is accuracyAt that also names the kernels of the rows,
+// so that a baseline can say which kernel it is (the geometric random walk
+// kernel beside the walk kernel).
+func accuracyKernelAt(r *Results, want map[string]string) (float64, []string, bool) {
+	var kernels []string
 	sum, n := 0.0, 0
 	for _, a := range r.Accuracy {
 		if a.Status != "ok" && a.Status != "" {
@@ -477,12 +487,15 @@ func accuracyAt(r *Results, want map[string]string) (float64, bool) {
 		if ok {
 			sum += a.Mean
 			n++
+			if !slices.Contains(kernels, a.Kernel) {
+				kernels = append(kernels, a.Kernel)
+			}
 		}
 	}
 	if n == 0 {
-		return 0, false
+		return 0, nil, false
 	}
-	return sum / float64(n), true
+	return sum / float64(n), kernels, true
 }
 
 // draw returns the drawing function of the figure (the plot, the accuracy
