@@ -300,3 +300,28 @@ func TestAttributedParams(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryEstimates checks that the explicit maps' estimates bound the
+// non-zeros they produce (52 bytes a non-zero) without being absurd: on an
+// ENZYMES subset the bound holds, and stays within 100× of the truth.
+func TestMemoryEstimates(t *testing.T) {
+	ds := graphtest.Dataset(t, "ENZYMES")
+	sub, err := ds.RandomSubset(30, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := AttrKernel{Kind: "hat", Delta: 1, Iterations: 4, Seed: 1}
+	for _, k := range []interface {
+		Kernel
+		MemoryEstimator
+	}{&GraphInvariant{H: 3, Attr: a}, &GraphHopper{Attr: a}, &ShortestPath{Attr: &a}} {
+		_, rep, err := k.Gram(context.Background(), sub.Graphs, Explicit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		est, got := k.EstimateBytes(sub.Graphs, Explicit), 52*rep.FeatureNNZ
+		if est < got || est > 100*got {
+			t.Errorf("%s: estimate %d bytes for %d non-zeros (%d bytes)", k.Name(), est, rep.FeatureNNZ, got)
+		}
+	}
+}

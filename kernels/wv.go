@@ -355,8 +355,13 @@ func (k *GraphHopper) EstimateBytes(gs []*graph.Graph, m Method) int64 {
 	}
 	var nnz int64
 	for _, g := range gs {
-		// A vertex's M has at most δ_g(δ_g+1)/2 non-zeros, δ_g ≤ n.
-		d := int64(g.N())
+		// A vertex's M has at most δ_g(δ_g+1)/2 non-zeros, with δ_g the
+		// graph's diameter plus one; the breadth-first searches cost a
+		// fraction of the map they bound.
+		d := int64(0)
+		for _, x := range graph.Distances(g) {
+			d = max(d, int64(x)+1)
+		}
 		nnz += int64(g.N()) * d * (d + 1) / 2
 	}
 	return 52 * nnz * int64(max(k.Attr.Iterations, 1))
