@@ -6,7 +6,7 @@ PROFILE  ?= quick
 RUNEXP   := bin/runexp
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all deps build test bench reproduce vet clean
+.PHONY: all deps build test bench gobench reproduce vet clean
 
 all: build
 
@@ -35,7 +35,14 @@ vet:
 test: deps vet
 	$(GO) test -count=1 -timeout 9m ./...
 
+# bench runs the nightly benchmark spec into results/bench (a rerun
+# resumes); compare two such folders with bin/runexp compare OLD NEW.
+# gobench runs the kernels' Go benchmarks.
+BENCH_OUT ?= results/bench
 bench: build
+	$(RUNEXP) run -out $(BENCH_OUT) experiments/bench/nightly.yaml
+
+gobench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./kernels/
 
 # reproduce runs every spec's profile (quick by default; PROFILE=full for the

@@ -1,0 +1,256 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+// CompareOptions sets what counts as a change between two results folders.
+type CompareOptions struct {
+	// Alpha is the significance level of the Mann-Whitney U test; 0 means
+	// 0.05.
+	Alpha float64
+	// Threshold is the smallest relative change of the median time that is
+	// reported, e.g. 0.1 for 10 %; 0 means 0.1.
+	Threshold float64
+}
+
+// Change is the comparison of one cell and method between two results.
+type Change struct {
+	Cell, Method string
+	// Old and New are the median total times in seconds of the ok runs,
+	// and NOld, NNew their numbers.
+	Old, New   float64
+	NOld, NNew int
+	// Ratio is New/Old.
+	Ratio float64
+	// P is the two-sided p-value of the Mann-Whitney U test.
+	P float64
+	// Kind is "regression", "improvement", "unchanged" (not significant
+	// or below the threshold), "status" (ok before, not ok now: a
+	// regression), or "fixed" (not ok before, ok now).
+	Kind string
+	// OldStatus and NewStatus are set for status changes.
+	OldStatus, NewStatus string
+}
+
+// Comparison is the result of Compare.
+type Comparison struct {
+	Changes []Change
+	// OnlyOld and OnlyNew count the cell methods present in one folder
+	// only.
+	OnlyOld, OnlyNew int
+}
+
+// Regressions returns the changes that are regressions.
+func (c *Comparison) Regressions() []Change {
+	var out []Change
+	for _, ch := range c.Changes {
+		if ch.Kind == "regression" || ch.Kind == "status" {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// Compare compares two sets of result rows cell by cell: for each cell and
+// method in both, it tests whether the repetitions' total times differ by
+// the Mann-Whitney U test (as benchstat does, robust to outliers and
+// without assuming a distribution) and reports the change of the median
+// when it is significant and above the threshold.
+func Compare(old, new []Row, opt CompareOptions) *Comparison {
+	if opt.Alpha <= 0 {
+		opt.Alpha = 0.05
+	}
+	if opt.Threshold <= 0 {
+		opt.Threshold = 0.1
+	}
+	type key struct{ cell, method string }
+	type group struct {
+		times  []float64
+		status string // first not-ok status, if no run is ok
+	}
+	collect := func(rows []Row) (map[key]*group, []key) {
+		m := map[key]*group{}
+		var order []key
+		for i := range rows {
+			r := &rows[i]
+			k := key{r.Cell, r.Method}
+			g := m[k]
+			if g == nil {
+				g = &group{}
+				m[k] = g
+				order = append(order, k)
+			}
+			if r.Status == StatusOK {
+				g.times = append(g.times, r.Total)
+			} else if g.status == "" {
+				g.status = r.Status
+			}
+		}
+		return m, order
+	}
+	om, _ := collect(old)
+	nm, order := collect(new)
+	c := &Comparison{}
+	for k := range om {
+		if nm[k] == nil {
+			c.OnlyOld++
+		}
+	}
+	for _, k := range order {
+		o, n := om[k], nm[k]
+		if o == nil {
+			c.OnlyNew++
+			continue
+		}
+		ch := Change{Cell: k.cell, Method: k.method, NOld: len(o.times), NNew: len(n.times), P: 1}
+		switch {
+		case len(o.times) > 0 && len(n.times) == 0:
+			ch.Kind, ch.OldStatus, ch.NewStatus = "status", StatusOK, n.status
+		case len(o.times) == 0 && len(n.times) > 0:
+			ch.Kind, ch.OldStatus, ch.NewStatus = "fixed", o.status, StatusOK
+		case len(o.times) == 0:
+			ch.Kind = "unchanged"
+		default:
+			ch.Old, ch.New = median(o.times), median(n.times)
+			ch.Ratio = ch.New / ch.Old
+			ch.P = MannWhitney(o.times, n.times)
+			ch.Kind = "unchanged"
+			if ch.P < opt.Alpha {
+				switch {
+				case ch.Ratio > 1+opt.Threshold:
+					ch.Kind = "regression"
+				case ch.Ratio < 1/(1+opt.Threshold):
+					ch.Kind = "improvement"
+				}
+			}
+		}
+		c.Changes = append(c.Changes, ch)
+	}
+	return c
+}
+
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// MannWhitney returns the two-sided p-value of the Mann-Whitney U test of
+// samples x and y. Without ties and for small samples it uses the exact
+// null distribution of U, counted by the recurrence
+// N(m,n,u) = N(m−1,n,u−n) + N(m,n−1,u); otherwise the normal approximation
+// with tie correction and continuity correction.
+func MannWhitney(x, y []float64) float64 {
+	m, n := len(x), len(y)
+	if m == 0 || n == 0 {
+		return 1
+	}
+	// Ranks of the pooled sample, ties averaged.
+	type obs struct {
+		v     float64
+		first bool
+	}
+	all := make([]obs, 0, m+n)
+	for _, v := range x {
+		all = append(all, obs{v, true})
+	}
+	for _, v := range y {
+		all = append(all, obs{v, false})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].v < all[j].v })
+	var r1, tieTerm float64
+	ties := false
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].v == all[i].v {
+			j++
+		}
+		t := float64(j - i)
+		if t > 1 {
+			ties = true
+			tieTerm += t*t*t - t
+		}
+		rank := float64(i+j+1) / 2 // mean of ranks i+1..j
+		for k := i; k < j; k++ {
+			if all[k].first {
+				r1 += rank
+			}
+		}
+		i = j
+	}
+	u := r1 - float64(m*(m+1))/2
+	mn := float64(m * n)
+	if !ties && m*n <= 2500 {
+		return exactMannWhitney(m, n, u)
+	}
+	mean := mn / 2
+	N := float64(m + n)
+	variance := mn / 12 * ((N + 1) - tieTerm/(N*(N-1)))
+	if variance <= 0 {
+		return 1
+	}
+	z := (math.Abs(u-mean) - 0.5) / math.Sqrt(variance)
+	if z < 0 {
+		z = 0
+	}
+	return math.Min(1, math.Erfc(z/math.Sqrt2))
+}
+
+// exactMannWhitney returns P(|U − mn/2| ≥ |u − mn/2|) under the null
+// hypothesis, for samples of sizes m and n without ties.
+func exactMannWhitney(m, n int, u float64) float64 {
+	// counts[u] for the current (i, j), built up row by row.
+	maxU := m * n
+	prev := make([][]float64, n+1) // prev[j] = distribution for (i−1, j)
+	for j := 0; j <= n; j++ {
+		prev[j] = make([]float64, maxU+1)
+		prev[j][0] = 1 // i = 0: U = 0 in one way
+	}
+	for i := 1; i <= m; i++ {
+		cur := make([][]float64, n+1)
+		cur[0] = make([]float64, maxU+1)
+		cur[0][0] = 1 // j = 0: U = 0 in one way
+		for j := 1; j <= n; j++ {
+			cur[j] = make([]float64, maxU+1)
+			for v := 0; v <= i*j; v++ {
+				// The largest pooled value is from x (adds j to U) or
+				// from y (adds nothing).
+				c := cur[j-1][v]
+				if v >= j {
+					c += prev[j][v-j]
+				}
+				cur[j][v] = c
+			}
+		}
+		prev = cur
+	}
+	dist := prev[n]
+	var total, tail float64
+	mean := float64(maxU) / 2
+	d := math.Abs(u - mean)
+	for v, c := range dist {
+		total += c
+		if math.Abs(float64(v)-mean) >= d-1e-9 {
+			tail += c
+		}
+	}
+	return tail / total
+}
+
+// String formats a change on one line.
+func (ch Change) String() string {
+	switch ch.Kind {
+	case "status", "fixed":
+		return fmt.Sprintf("%-11s %s [%s]: %s -> %s", ch.Kind, ch.Cell, ch.Method, ch.OldStatus, ch.NewStatus)
+	}
+	return fmt.Sprintf("%-11s %s [%s]: %.4gs -> %.4gs (%+.1f%%, p=%.3g, n=%d+%d)",
+		ch.Kind, ch.Cell, ch.Method, ch.Old, ch.New, 100*(ch.Ratio-1), ch.P, ch.NOld, ch.NNew)
+}

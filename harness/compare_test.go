@@ -1,0 +1,84 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestMannWhitney(t *testing.T) {
+	tests := []struct {
+		x, y []float64
+		want float64
+	}{
+		// Complete separation of 3 and 3: 2 of the C(6,3) = 20 equally
+		// likely rankings are as extreme, p = 0.1.
+		{[]float64{1, 2, 3}, []float64{4, 5, 6}, 0.1},
+		// 5 and 5 separated: 2/C(10,5) = 2/252.
+		{[]float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}, 2.0 / 252},
+		// Interleaved perfectly: U = mn/2 = 4.5... for 3 and 3, U = 4 or
+		// 5 is the centre; x = {1,3,5}, y = {2,4,6} gives U = 3, and
+		// P(|U−4.5| ≥ 1.5) = 1 − P(U ∈ {4,5}) = 1 − 6/20 = 0.7.
+		{[]float64{1, 3, 5}, []float64{2, 4, 6}, 0.7},
+		{[]float64{1}, nil, 1},
+	}
+	for _, tc := range tests {
+		if got := MannWhitney(tc.x, tc.y); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("MannWhitney(%v, %v) = %v, want %v", tc.x, tc.y, got, tc.want)
+		}
+	}
+	// With ties the normal approximation applies; identical samples are
+	// no evidence of a difference.
+	if p := MannWhitney([]float64{1, 1, 2, 2}, []float64{1, 1, 2, 2}); p < 0.99 {
+		t.Errorf("identical samples: p = %v, want 1", p)
+	}
+}
+
+// rows makes results rows of cells c0..c(cells−1) with reps noisy total
+// times: base × factor × lognormal noise of 5 %.
+func noisyRows(r *rand.Rand, cells, reps int, factor func(cell int) float64) []Row {
+	var rows []Row
+	for c := 0; c < cells; c++ {
+		base := 0.01 * float64(c+1)
+		for rep := 1; rep <= reps; rep++ {
+			rows = append(rows, Row{Cell: fmt.Sprintf("c%d", c), Method: "explicit", Rep: rep, Status: StatusOK,
+				Total: base * factor(c) * math.Exp(0.05*r.NormFloat64())})
+		}
+	}
+	return rows
+}
+
+func TestCompare(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	same := func(int) float64 { return 1 }
+	old := noisyRows(r, 40, 5, same)
+	// Noise alone: no cell is flagged.
+	if regs := Compare(old, noisyRows(r, 40, 5, same), CompareOptions{}).Regressions(); len(regs) != 0 {
+		t.Errorf("noise flagged as regressions: %v", regs)
+	}
+	// A planted 2× regression of cell c7 is flagged, and only it.
+	planted := noisyRows(r, 40, 5, func(c int) float64 {
+		if c == 7 {
+			return 2
+		}
+		return 1
+	})
+	regs := Compare(old, planted, CompareOptions{}).Regressions()
+	if len(regs) != 1 || regs[0].Cell != "c7" || regs[0].Ratio < 1.7 || regs[0].P > 0.01 {
+		t.Errorf("regressions %v, want c7 at about 2× with p = 2/252", regs)
+	}
+	// A cell that now times out is a regression too; one that recovers
+	// is not.
+	timedOut := noisyRows(r, 2, 3, same)
+	for i := range timedOut[:3] {
+		timedOut[i].Status = StatusTimeout
+	}
+	c := Compare(noisyRows(r, 2, 3, same), timedOut, CompareOptions{})
+	if regs := c.Regressions(); len(regs) != 1 || regs[0].Kind != "status" || regs[0].NewStatus != StatusTimeout {
+		t.Errorf("status regressions %v", regs)
+	}
+	if c := Compare(timedOut, noisyRows(r, 2, 3, same), CompareOptions{}); len(c.Regressions()) != 0 || c.Changes[0].Kind != "fixed" {
+		t.Errorf("a recovered cell: %v", c.Changes)
+	}
+}
