@@ -31,7 +31,8 @@ type AccuracyRow struct {
 	CapFits int `json:"cap_fits"`
 	// Seconds is the time of the kernel matrices and the cross-validation.
 	Seconds float64 `json:"seconds"`
-	// Status is "ok", or why no accuracy exists ("error: ...").
+	// Status is "ok", or why no accuracy exists: "timeout" or "oom" when
+	// every timed run of the cell hit that limit, "error: ...".
 	Status string `json:"status"`
 	// Note says which candidates were left out of the selection and why.
 	Note string `json:"note,omitempty"`

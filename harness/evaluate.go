@@ -71,10 +71,24 @@ type evaluation struct {
 
 // evaluate runs the evaluation of p over the cells of r's shard, skipping
 // what accuracy.jsonl already holds.
-func (r *Runner) evaluate(ctx context.Context, p *Plan, dir string) error {
+func (r *Runner) evaluate(ctx context.Context, p *Plan, dir string, timed []Row) error {
 	e := p.Evaluation
 	if e == nil {
 		return nil
+	}
+	// A cell whose timed runs all hit the time or memory limit is not
+	// evaluated: its matrices would hit the limit again, or, for a kernel
+	// that refused by its own memory estimate, blow it.
+	limited := map[string]string{}
+	finished := map[string]bool{}
+	for i := range timed {
+		k := timed[i].Cell + "|" + timed[i].Method
+		switch timed[i].Status {
+		case StatusOK:
+			finished[k] = true
+		case StatusTimeout, StatusOOM:
+			limited[k] = timed[i].Status
+		}
 	}
 	rows, good, err := ReadAccuracy(dir)
 	if err != nil {
@@ -111,6 +125,14 @@ func (r *Runner) evaluate(ctx context.Context, p *Plan, dir string) error {
 		}
 		row := AccuracyRow{Cell: c.Key, Coords: coordMap(p, c, false), Data: c.Data.Key(), Kernel: c.Kernel,
 			Params: paramText(c.Params), Method: string(m)}
+		if st, ok := limited[row.key()]; ok && !finished[row.key()] && !ev.done[row.key()] {
+			row.Status, row.Reps, row.Folds = st, e.Reps, e.Folds
+			row.Note = "not evaluated: every timed run of the cell hit the " + map[string]string{StatusOOM: "memory", StatusTimeout: "time"}[st] + " limit"
+			if err := ev.record(row, time.Now()); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := ev.run(ctx, c.Data, row, c.Params, selectionOf(c.Kernel, e.Select)); err != nil {
 			return err
 		}

@@ -135,3 +135,40 @@ func TestEvaluationSpecErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluationSkipsLimitedCells checks that a cell whose timed runs all
+// ran out of memory is recorded as such instead of being evaluated.
+func TestEvaluationSkipsLimitedCells(t *testing.T) {
+	if graphtest.DataDir() == "" {
+		t.Skip("no data folder: the evaluation runs on MUTAG")
+	}
+	t.Setenv("GKBENCH_DATA", graphtest.DataDir())
+	s, err := ParseSpec("ev.yaml", []byte(strings.Replace(evalSpec, "  extra:\n    - name: grw\n      select:\n        gamma: [0.001, 0.9]\n", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Plan(Quick, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var timed []Row
+	for _, c := range p.Cells {
+		st := StatusOK
+		if c.Params["length"] == "2" {
+			st = StatusOOM
+		}
+		timed = append(timed, Row{Cell: c.Key, Method: "explicit", Status: st})
+	}
+	dir := t.TempDir()
+	r := &Runner{Kernels: Registry{}, Data: &StdData{}}
+	if err := r.evaluate(context.Background(), p, dir, timed); err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := ReadAccuracy(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Status != StatusOK || rows[1].Status != StatusOOM || !strings.Contains(rows[1].Note, "memory limit") {
+		t.Errorf("rows %+v", rows)
+	}
+}

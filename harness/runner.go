@@ -124,7 +124,7 @@ func (r *Runner) Run(ctx context.Context, p *Plan, out string) (*RunResult, erro
 
 	runErr := r.runCells(ctx, p, st, meta.Hostname)
 	if runErr == nil {
-		runErr = r.evaluate(ctx, p, dir)
+		runErr = r.evaluate(ctx, p, dir, st.rows)
 	}
 	res.New = len(st.rows) - res.Kept
 	res.Rows = len(st.rows)
