@@ -55,6 +55,7 @@ reproduce: build
 	$(RUNEXP) validate $(SPECS)
 	$(RUNEXP) run -profile $(PROFILE) $(SPECS)
 	$(RUNEXP) plot $(RESULTS)
+	$(RUNEXP) report -o results/REPORT.md
 
 clean:
 	rm -rf bin

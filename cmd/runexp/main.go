@@ -36,6 +36,7 @@ func commands() map[string]command {
 		"gram":     {"compute a kernel matrix", cmdGram},
 		"table":    {"print the paper's Table 3 beside a table3-discrete results folder", cmdTable},
 		"compare":  {"compare two results folders and fail on significant regressions", cmdCompare},
+		"report":   {"compile the results folders into results/REPORT.md and its HTML twin", cmdReport},
 		"run":      {"run experiment specs and record their results", cmdRun},
 		"validate": {"check experiment specs without running them", cmdValidate},
 		"list":     {"list experiment specs with grid sizes and estimated times", cmdList},

@@ -1,0 +1,24 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/gkbench/gkbench/report"
+)
+
+// cmdReport compiles the results folders into the reproduction report.
+func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("report")
+	root := fs.String("results", "results", "folder holding one results folder per spec")
+	out := fs.String("o", "results/REPORT.md", "Markdown report; its HTML twin goes beside it")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if err := report.Write(*root, *out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s and its HTML twin\n", *out)
+	return nil
+}
