@@ -172,3 +172,46 @@ func TestEvaluationSkipsLimitedCells(t *testing.T) {
 		t.Errorf("rows %+v", rows)
 	}
 }
+
+// TestFallback checks that a spec on U251 runs on NCI1 when U251 is not on
+// the data path, as on a machine that fetched its data from the TU
+// collection, and that its rows say so.
+func TestFallback(t *testing.T) {
+	dir := graphtest.DataDir()
+	if dir == "" {
+		t.Skip("no data folder")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "NCI1", "NCI1_A.txt")); err != nil {
+		t.Skip("NCI1 not in ", dir)
+	}
+	// A data path with NCI1 alone.
+	only := t.TempDir()
+	if err := os.Symlink(filepath.Join(dir, "NCI1"), filepath.Join(only, "NCI1")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GKBENCH_DATA", only)
+	t.Chdir(t.TempDir()) // away from ../shared/data
+	src := "name: fb\nseed: 1\ndata:\n  dataset: U251\nkernels:\n  - name: walk\nmethods: [explicit]\ngrid:\n  size: [20]\n  length: [1]\n"
+	s, err := ParseSpec("fb.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckData(); err != nil {
+		t.Fatalf("CheckData: %v", err)
+	}
+	p, err := s.Plan(Full, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, err := (&Runner{Kernels: Registry{}, Data: &StdData{}}).Run(context.Background(), p, out); err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := ReadRows(filepath.Join(out, "fb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Status != StatusOK || rows[0].Note != FallbackNote("U251", "NCI1") {
+		t.Errorf("rows %+v", rows)
+	}
+}

@@ -242,6 +242,23 @@ type cellRun struct {
 	prog    Progress
 }
 
+// joinNotes joins the non-empty notes of a row.
+func joinNotes(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// fallbackNote says when the cell's data set was replaced by its fallback.
+func (cr *cellRun) fallbackNote() string {
+	asked := cr.c.Data.Dataset
+	if cr.ds == nil || asked == "" || cr.ds.Name == asked {
+		return ""
+	}
+	return FallbackNote(asked, cr.ds.Name)
+}
+
 func (cr *cellRun) row(m kernels.Method, rep int) Row {
 	c, p := cr.c, cr.p
 	coords := make(map[string]string, len(p.Axes))
@@ -260,6 +277,7 @@ func (cr *cellRun) row(m kernels.Method, rep int) Row {
 		Threads:   p.Measure.Threads,
 		Started:   time.Now().UTC(),
 		Host:      cr.host,
+		Note:      cr.fallbackNote(),
 	}
 	if cr.ds != nil {
 		r.Graphs = cr.ds.Len()
@@ -347,10 +365,10 @@ func (cr *cellRun) method(ctx context.Context, m kernels.Method) error {
 			r.Comparisons = rp.Comparisons
 		}
 		if o.lag > time.Second {
-			r.Note = fmt.Sprintf("kernel returned %.1fs after the limit", o.lag.Seconds())
+			r.Note = joinNotes(r.Note, fmt.Sprintf("kernel returned %.1fs after the limit", o.lag.Seconds()))
 		}
 		if o.estimate > 0 {
-			r.Note = fmt.Sprintf("not run: the kernel estimates %.3g GiB, over the memory limit", float64(o.estimate)/(1<<30))
+			r.Note = joinNotes(r.Note, fmt.Sprintf("not run: the kernel estimates %.3g GiB, over the memory limit", float64(o.estimate)/(1<<30)))
 		}
 		if err := cr.record(r); err != nil {
 			return err

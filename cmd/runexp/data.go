@@ -12,9 +12,10 @@ import (
 	"strings"
 
 	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/harness"
 )
 
-const dataUsage = "usage: runexp data fetch [-dir DIR] [-url BASE]... NAME... | runexp data verify [NAME...]"
+const dataUsage = "usage: runexp data fetch [-dir DIR] [-url BASE]... NAME... | runexp data verify [NAME...] | runexp data ensure NAME..."
 
 // cmdData downloads the TU data sets and checks data sets against their
 // recorded checksums, for machines without the shared data folder.
@@ -39,6 +40,8 @@ func (env dataEnv) run(ctx context.Context, args []string, stdout, stderr io.Wri
 		return env.fetch(ctx, args[1:], stdout, stderr)
 	case "verify":
 		return env.verify(args[1:], stdout, stderr)
+	case "ensure":
+		return env.ensure(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stderr, dataUsage)
 		fmt.Fprintln(stderr, "run 'runexp data fetch -h' or 'runexp data verify -h' for their flags")
@@ -215,4 +218,46 @@ func checkStatus(c graph.FileCheck) (status, detail string) {
 			c.Got.SHA256, c.Got.Size, c.Want.SHA256, c.Want.Size)
 	}
 	return "ERROR", ": " + c.Err.Error()
+}
+
+// ensure makes sure the named data sets can be found: a set on the data
+// path is used as it is; a missing one is fetched into the first
+// $GKBENCH_DATA folder or ./data; U251, which the TU collection lacks, is
+// replaced by its fallback, which the runs then use and note.
+func (env dataEnv) ensure(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("data ensure")
+	names, err := parseInterspersed(fs, args, stderr)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	sums, err := env.recordedSums()
+	if err != nil {
+		return err
+	}
+	opt := graph.FetchOptions{Client: env.client, Progress: stderr, Sums: sums}
+	var errs []error
+	for _, name := range names {
+		if dir, err := graph.FindDataset(name); err == nil {
+			fmt.Fprintf(stdout, "found %s\n", dir)
+			continue
+		}
+		if fb, ok := harness.Fallbacks()[name]; ok {
+			fmt.Fprintf(stderr, "data ensure: %s is not on the data path and not in the TU collection; its specs use %s instead\n", name, fb)
+			name = fb
+			if dir, err := graph.FindDataset(name); err == nil {
+				fmt.Fprintf(stdout, "found %s\n", dir)
+				continue
+			}
+		}
+		dir, err := graph.Ensure(ctx, name, opt)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(stdout, "fetched %s\n", dir)
+	}
+	return errors.Join(errs...)
 }

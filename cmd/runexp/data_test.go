@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/graph/graphtest"
 )
 
 // fakeSet returns the files of a two-vertex, one-edge, one-graph data set
@@ -267,5 +268,29 @@ func TestDataVerifyReal(t *testing.T) {
 	}
 	if code != 0 || n != 32 {
 		t.Errorf("data verify: exit %d, %d OK lines; want 0 and 32\nstdout:\n%s\nstderr:\n%s", code, n, stdout, stderr)
+	}
+}
+
+// TestDataEnsure checks that ensure uses a set on the data path as it is
+// and replaces U251, which the TU collection lacks, by NCI1.
+func TestDataEnsure(t *testing.T) {
+	dir := graphtest.DataDir()
+	if dir == "" {
+		t.Skip("no data folder")
+	}
+	only := t.TempDir()
+	for _, n := range []string{"MUTAG", "NCI1"} {
+		if err := os.Symlink(filepath.Join(dir, n), filepath.Join(only, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("GKBENCH_DATA", only)
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := runCmd(t, "data", "ensure", "MUTAG", "U251")
+	// Both found on the path, U251 through its fallback NCI1; nothing
+	// is downloaded.
+	if code != 0 || !strings.Contains(stdout, "found "+filepath.Join(only, "MUTAG")) ||
+		!strings.Contains(stdout, "found "+filepath.Join(only, "NCI1")) || !strings.Contains(stderr, "use NCI1 instead") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
