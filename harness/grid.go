@@ -473,7 +473,9 @@ func (p *Plan) expand() {
 					for _, i := range grp.axes {
 						params[p.Axes[i].Name] = coords[i]
 					}
-					if kernelHasParam(k.Name, "threads") {
+					// The default, one thread as in the paper, stays out
+					// of the parameters and so of the cell keys.
+					if kernelHasParam(k.Name, "threads") && p.Measure.Threads > 1 {
 						params["threads"] = strconv.Itoa(p.Measure.Threads)
 					}
 					p.Cells = append(p.Cells, Cell{

@@ -131,8 +131,10 @@ func TestParseSpecErrors(t *testing.T) {
 			"x.yaml:9: field methods[1]: method explicit listed twice"},
 		{"no methods", func(t *testing.T) string { return mutate(t, "[explicit, implicit]", "[]") },
 			"x.yaml:9: field methods: missing or empty; list explicit, implicit or both"},
-		{"threads without support", func(t *testing.T) string { return mutate(t, "{repetitions: 2}", "{repetitions: 2, threads: 2}") },
-			"x.yaml:13: field measure.threads: kernel walk is single-threaded (it has no threads parameter); threads must be 1"},
+		{"threads without support", func(t *testing.T) string {
+			src := mutate(t, "{repetitions: 2}", "{repetitions: 2, threads: 2}")
+			return strings.Replace(src, "  - name: walk\n    params: {length: 2}\n", "  - name: sp\n", 1)
+		}, "x.yaml:12: field measure.threads: kernel sp is single-threaded (it has no threads parameter); threads must be 1"},
 		// Ranges and axes.
 		{"step zero", func(t *testing.T) string { return mutate(t, "step: 0.5", "step: 0") },
 			"x.yaml:11: field grid.pv.step: must be > 0"},
@@ -319,8 +321,10 @@ func TestPlan(t *testing.T) {
 	if _, err := s.Plan("medium", 0); err == nil {
 		t.Error("unknown profile accepted")
 	}
-	if _, err := s.Plan(Quick, 4); err == nil {
-		t.Error("-threads 4 accepted for a single-threaded kernel")
+	// The walk kernel takes threads as a parameter, which -threads sets.
+	p4, err := s.Plan(Quick, 4)
+	if err != nil || p4.Cells[0].Params["threads"] != "4" {
+		t.Errorf("-threads 4: %v, params %v", err, p4.Cells[0].Params)
 	}
 }
 

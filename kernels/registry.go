@@ -58,6 +58,7 @@ func registry() map[string]factory {
 				{Name: "max", Default: "false", Doc: "true: Max-l-walk kernel, the sum over lengths 0..l"},
 				{Name: "lambda", Default: "1", Doc: "weight base of the Max-l-walk kernel: lambda_i = lambda^i, > 0"},
 				{Name: "wl", Default: "0", Doc: "Weisfeiler-Lehman iterations applied to the vertex labels first, >= 0"},
+				{Name: "threads", Default: "1", Doc: "goroutines of the implicit pairs and the explicit dot products; the matrix is the same for any number"},
 			},
 			build: newWalkFromParams,
 		},

@@ -77,7 +77,7 @@ func (k *ShortestPath) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*
 		rep.TPhi = time.Since(t)
 		noteVecs(rep, vecs)
 		t = time.Now()
-		K, err := gramFromVecs(ctx, vecs, nil)
+		K, err := gramFromVecs(ctx, vecs, nil, 1)
 		rep.TDot = time.Since(t)
 		return K, rep, err
 	case Implicit:

@@ -101,7 +101,7 @@ func (a *accumulator) flush(ids []uint32, vals []float64) ([]uint32, []float64) 
 // refined labels, binned attributes), at the price of a transposed copy of
 // the vectors. Both add each entry's products in increasing feature id,
 // starting from zero, so they give the same matrix to the bit.
-func gramFromVecs(ctx context.Context, vecs []Vec, weights []float64) (*mat.SymDense, error) {
+func gramFromVecs(ctx context.Context, vecs []Vec, weights []float64, threads int) (*mat.SymDense, error) {
 	n := len(vecs)
 	if n == 0 {
 		return &mat.SymDense{}, nil
@@ -124,30 +124,31 @@ func gramFromVecs(ctx context.Context, vecs []Vec, weights []float64) (*mat.SymD
 		inverted += int64(d) * int64(d+1) / 2
 	}
 	if merge := int64(n+1) * int64(nnz); merge <= inverted {
-		return gramMerge(ctx, vecs, weights)
+		return gramMerge(ctx, vecs, weights, threads)
 	}
-	return gramInverted(ctx, vecs, weights, df)
+	return gramInverted(ctx, vecs, weights, df, threads)
 }
 
-func gramMerge(ctx context.Context, vecs []Vec, weights []float64) (*mat.SymDense, error) {
+func gramMerge(ctx context.Context, vecs []Vec, weights []float64, threads int) (*mat.SymDense, error) {
 	n := len(vecs)
 	K := mat.NewSymDense(n, nil)
 	raw := K.RawSymmetric()
-	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	err := forRows(ctx, n, threads, func(_, i int) error {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
 		for j := i; j < n; j++ {
 			row[j] = weightedDot(vecs[i], vecs[j], weights)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return K, nil
 }
 
 // gramInverted computes the Gram matrix through posting lists; df[f] is the
 // number of vectors with feature f.
-func gramInverted(ctx context.Context, vecs []Vec, weights []float64, df []int32) (*mat.SymDense, error) {
+func gramInverted(ctx context.Context, vecs []Vec, weights []float64, df []int32, threads int) (*mat.SymDense, error) {
 	n := len(vecs)
 	// Postings of feature f: graphs[start[f]:start[f+1]], ascending, with
 	// their values.
@@ -157,39 +158,36 @@ func gramInverted(ctx context.Context, vecs []Vec, weights []float64, df []int32
 	}
 	graphs := make([]int32, start[len(df)])
 	vals := make([]float64, len(graphs))
-	cursor := slices.Clone(start[:len(df)])
+	fill := slices.Clone(start[:len(df)])
 	for j, v := range vecs {
 		for t, f := range v.IDs {
-			graphs[cursor[f]] = int32(j)
-			vals[cursor[f]] = v.Vals[t]
-			cursor[f]++
+			graphs[fill[f]] = int32(j)
+			vals[fill[f]] = v.Vals[t]
+			fill[f]++
 		}
 	}
-	// cursor[f] now moves forward past the graphs j < i, so that each
-	// posting is skipped at most once over all rows.
-	copy(cursor, start[:len(df)])
 	K := mat.NewSymDense(n, nil)
 	raw := K.RawSymmetric()
-	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	err := forRows(ctx, n, threads, func(_, i int) error {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
 		v := vecs[i]
 		for t, f := range v.IDs {
-			c := cursor[f]
-			for graphs[c] < int32(i) {
-				c++
-			}
-			cursor[f] = c
+			// Graph i is among the postings of its own features, so the
+			// search finds where the graphs j ≥ i start.
+			lo, hi := int(start[f]), int(start[f+1])
+			c, _ := slices.BinarySearch(graphs[lo:hi], int32(i))
 			x := v.Vals[t]
 			if weights != nil {
 				x = weights[f] * x
 			}
-			for p := c; p < start[f+1]; p++ {
+			for p := lo + c; p < hi; p++ {
 				row[graphs[p]] += x * vals[p]
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return K, nil
 }

@@ -29,14 +29,21 @@ func TestGramSchemesAgree(t *testing.T) {
 		weights[i] = r.Float64()
 	}
 	for _, w := range [][]float64{nil, weights} {
-		a, err := gramMerge(context.Background(), vecs, w)
+		a, err := gramMerge(context.Background(), vecs, w, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := gramInverted(context.Background(), vecs, w, df)
-		if err != nil {
-			t.Fatal(err)
+		for _, threads := range []int{1, 2, 3} {
+			b, err := gramInverted(context.Background(), vecs, w, df, threads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireEqual(t, "merge vs inverted", a, b)
+			c, err := gramMerge(context.Background(), vecs, w, threads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireEqual(t, "merge with threads", a, c)
 		}
-		requireEqual(t, "merge vs inverted", a, b)
 	}
 }

@@ -201,7 +201,7 @@ func (k *Graphlet) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.
 	noteVecs(rep, vecs)
 	rep.Features = int64(len(aut))
 	t = time.Now()
-	K, err := gramFromVecs(ctx, vecs, nil)
+	K, err := gramFromVecs(ctx, vecs, nil, 1)
 	rep.TDot = time.Since(t)
 	return K, rep, err
 }

@@ -44,6 +44,10 @@ type Walk struct {
 	// explicit method needs them to implement VertexMap and EdgeMap.
 	Vertex VertexKernel
 	Edge   EdgeKernel
+	// Threads is the number of goroutines of the implicit method and of
+	// the explicit dot products; 0 means 1, as in the paper. The matrix
+	// is the same for every number.
+	Threads int
 }
 
 // maxWalkLength bounds the walk length accepted from parameters; beyond it
@@ -53,9 +57,10 @@ const maxWalkLength = 64
 func newWalkFromParams(p Params) (Kernel, error) {
 	r := &paramReader{kernel: "walk", p: p}
 	w := &Walk{
-		Length: r.int("length", 0, 0, maxWalkLength, true),
-		Max:    r.bool("max", false),
-		WL:     r.int("wl", 0, 0, 100, false),
+		Length:  r.int("length", 0, 0, maxWalkLength, true),
+		Max:     r.bool("max", false),
+		WL:      r.int("wl", 0, 0, 100, false),
+		Threads: r.int("threads", 1, 1, 1024, false),
 	}
 	lambda := r.floatAbove("lambda", 1, 0)
 	if _, ok := p["lambda"]; ok && !w.Max && r.err == nil {
@@ -131,7 +136,7 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 		}
 		rep.TPhi = time.Since(t)
 		t = time.Now()
-		K, err := gramFromVecs(ctx, vecs, weights)
+		K, err := gramFromVecs(ctx, vecs, weights, threadsOr(k.Threads))
 		rep.TDot = time.Since(t)
 		return K, rep, err
 	case Implicit:
@@ -140,19 +145,30 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 			return &mat.SymDense{}, rep, nil
 		}
 		raw := K.RawSymmetric()
-		pw := newPairWorkspace(k, gs)
-		for i := 0; i < n; i++ {
-			if err := ctx.Err(); err != nil {
-				return nil, rep, err
-			}
+		threads := threadsOr(k.Threads)
+		pws := []*pairWorkspace{newPairWorkspace(k, gs)}
+		reps := []*Report{{}}
+		for w := 1; w < threads; w++ {
+			pws = append(pws, pws[0].clone())
+			reps = append(reps, &Report{})
+		}
+		err := forRows(ctx, n, threads, func(w, i int) error {
+			pw, r := pws[w], reps[w]
 			for j := i; j < n; j++ {
 				if (j-i)%64 == 63 {
 					if err := ctx.Err(); err != nil {
-						return nil, rep, err
+						return err
 					}
 				}
-				raw.Data[i*raw.Stride+j] = pw.pair(gs[i], gs[j], rep)
+				raw.Data[i*raw.Stride+j] = pw.pair(gs[i], gs[j], r)
 			}
+			return nil
+		})
+		for _, r := range reps {
+			rep.add(r)
+		}
+		if err != nil {
+			return nil, rep, err
 		}
 		return K, rep, nil
 	}

@@ -138,6 +138,17 @@ func newPairWorkspace(k *Walk, gs []*graph.Graph) *pairWorkspace {
 	return pw
 }
 
+// clone returns a workspace for another goroutine: it shares the read-only
+// label indexes and has buffers of its own.
+func (pw *pairWorkspace) clone() *pairWorkspace {
+	c := &pairWorkspace{k: pw.k, dirac: pw.dirac, vk: pw.vk, ek: pw.ek, index: pw.index}
+	c.idx = make([]int32, len(pw.idx))
+	for i := range c.idx {
+		c.idx[i] = -1
+	}
+	return c
+}
+
 // pair returns the kernel value of g and h and adds the product graph's size
 // and the phase times to rep.
 func (pw *pairWorkspace) pair(g, h *graph.Graph, rep *Report) float64 {

@@ -306,3 +306,30 @@ func TestWalkParams(t *testing.T) {
 		t.Errorf("unknown kernel: err = %v", err)
 	}
 }
+
+// TestWalkThreads checks that the walk kernel's matrix is the same to the
+// bit for every number of threads, on both methods, with non-integer
+// weights that would show a different order of summation.
+func TestWalkThreads(t *testing.T) {
+	ds := graphtest.Dataset(t, "MUTAG")
+	gs := ds.Graphs[:90]
+	for _, m := range []Method{Explicit, Implicit} {
+		base := &Walk{Length: 4, Max: true, Lambda: []float64{1, 0.3, 0.09, 0.027, 0.0081}}
+		want, _, err := base.Gram(context.Background(), gs, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, th := range []int{2, 3, 7} {
+			k := *base
+			k.Threads = th
+			got, rep, err := k.Gram(context.Background(), gs, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireEqual(t, fmt.Sprintf("%s threads=%d", m, th), want, got)
+			if m == Implicit && rep.Pairs != 90*91/2 {
+				t.Errorf("threads=%d: %d pairs reported, want %d", th, rep.Pairs, 90*91/2)
+			}
+		}
+	}
+}

@@ -100,7 +100,7 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 		noteVecs(rep, vecs)
 		rep.Features = int64(ids.len())
 		t = time.Now()
-		K, err := gramFromVecs(ctx, vecs, nil)
+		K, err := gramFromVecs(ctx, vecs, nil, 1)
 		rep.TDot += time.Since(t)
 		return K, err
 	}

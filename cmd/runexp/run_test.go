@@ -77,7 +77,7 @@ func TestCommands(t *testing.T) {
 		{"run other profile refused", nil, []string{"run", "-out", out, "-profile", "full", tiny}, 2, "", "holds results of profile quick, not full"},
 		{"run bad profile", nil, []string{"run", "-profile", "huge", tiny}, 2, "", `unknown profile "huge"`},
 		{"run bad shard", nil, []string{"run", "-shard", "4/4", tiny}, 2, "", "want 0 ≤ i < N"},
-		{"run bad threads", nil, []string{"run", "-threads", "2", tiny}, 2, "", "single-threaded"},
+		{"run bad threads", nil, []string{"run", "-threads", "two", tiny}, 2, "", "invalid value \"two\" for flag -threads"},
 		{"run bad spec", nil, []string{"run", bad}, 2, "", "bad.yaml:3"},
 		{"run interrupted", cancelled, []string{"run", "-out", filepath.Join(tmp, "int"), tiny}, 1, "", "run the same command again to resume"},
 		// Shard 1/2 of 2 cells is cell 1: 2 methods × 1 repetition.

@@ -1,0 +1,85 @@
+package kernels
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// forRows calls fn(worker, i) for every row i in [0, n) of a Gram matrix on
+// up to threads goroutines. Rows are handed out one at a time from the
+// first, whose row of pairs i ≤ j is the longest, so the work balances
+// without knowing its cost. Each entry is computed by exactly one call, so
+// the matrix does not depend on the number of threads. It checks ctx
+// between rows and returns its error.
+func forRows(ctx context.Context, n, threads int, fn func(worker, i int) error) error {
+	threads = max(1, min(threads, n))
+	if threads == 1 {
+		for i := 0; i < n; i++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(0, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, threads)
+	for w := 0; w < threads; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					errs[w] = err
+					return
+				}
+				if err := fn(w, i); err != nil {
+					errs[w] = err
+					next.Store(int64(n)) // stop the others at their next row
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// threadsOr returns t, or 1 when t is 0; negative means every core.
+func threadsOr(t int) int {
+	switch {
+	case t == 0:
+		return 1
+	case t < 0:
+		return runtime.GOMAXPROCS(0)
+	}
+	return t
+}
+
+// add adds the phase times and cost figures of o to r: with several
+// threads the phase times are summed over the threads, so they are CPU
+// time, while the harness measures the wall time of the whole call.
+func (r *Report) add(o *Report) {
+	r.TPhi += o.TPhi
+	r.TDot += o.TDot
+	r.TWDPG += o.TWDPG
+	r.TWalks += o.TWalks
+	r.ProductVertices += o.ProductVertices
+	r.ProductEdges += o.ProductEdges
+	r.Pairs += o.Pairs
+	r.Comparisons += o.Comparisons
+}
