@@ -1,13 +1,11 @@
 package harness
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,30 +25,7 @@ const fileAccuracy = "accuracy.jsonl"
 // without them gives none. A truncated last line, from a run killed while
 // writing it, is dropped: good is the length of the intact part.
 func ReadAccuracy(dir string) (rows []AccuracyRow, good int64, err error) {
-	path := filepath.Join(dir, fileAccuracy)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	for off, line := 0, 1; off < len(b); line++ {
-		end := bytes.IndexByte(b[off:], '\n')
-		if end < 0 {
-			return rows, int64(off), nil
-		}
-		var r AccuracyRow
-		if err := json.Unmarshal(b[off:off+end], &r); err != nil {
-			if off+end+1 == len(b) {
-				return rows, int64(off), nil
-			}
-			return nil, 0, fmt.Errorf("%s:%d: damaged row in the middle of the file: %v", path, line, err)
-		}
-		rows = append(rows, r)
-		off += end + 1
-	}
-	return rows, int64(len(b)), nil
+	return readJSONL[AccuracyRow](filepath.Join(dir, fileAccuracy))
 }
 
 func (r *AccuracyRow) key() string { return r.Cell + "|" + r.Method }

@@ -229,7 +229,14 @@ func writeMeta(dir string, m *Meta) error {
 // truncate it; a damaged line before the last one is an error, since no
 // crash of an append-only writer produces it.
 func ReadRows(dir string) (rows []Row, good int64, err error) {
-	path := filepath.Join(dir, fileJSONL)
+	return readJSONL[Row](filepath.Join(dir, fileJSONL))
+}
+
+// readJSONL reads an append-only file of JSON lines, the form of both
+// cells.jsonl and accuracy.jsonl. A missing file holds no rows; a last line
+// without its newline, or that does not decode, is the one a crash cut
+// short and is dropped, good being the length of the intact part.
+func readJSONL[T any](path string) (rows []T, good int64, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
@@ -245,7 +252,7 @@ func ReadRows(dir string) (rows []Row, good int64, err error) {
 			// No newline: the write of this line did not finish.
 			return rows, int64(off), nil
 		}
-		var r Row
+		var r T
 		if err := json.Unmarshal(b[off:off+end], &r); err != nil {
 			if off+end+1 == len(b) {
 				return rows, int64(off), nil
