@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"math/bits"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -192,29 +193,42 @@ func gramInverted(ctx context.Context, vecs []Vec, weights []float64, df []int32
 	return K, nil
 }
 
-// keyInterner gives uint64 keys dense uint32 ids through an open-addressing
-// hash table. It replaces a Go map on the hottest interning paths, where
-// the runtime map's generic hashing and probing cost several times more.
-type keyInterner struct {
-	keys  []uint64 // keys[id]
+// internKey is a key an interner can hash: a uint64 or a 128-bit key such
+// as a graphlet's packed canonical string.
+type internKey interface {
+	comparable
+	hash() uint64
+}
+
+// key64 and key128 are the interner's key types.
+type (
+	key64  uint64
+	key128 [2]uint64
+)
+
+// hash is Fibonacci hashing: key·2^64/φ, whose top bits index the table.
+func (k key64) hash() uint64 { return uint64(k) * 0x9e3779b97f4a7c15 }
+
+func (k key128) hash() uint64 { return (k[0]*0x9e3779b97f4a7c15 ^ k[1]) * 0xbf58476d1ce4e5b9 }
+
+// interner gives keys dense uint32 ids through an open-addressing hash
+// table. It replaces a Go map on the hottest interning paths, where the
+// runtime map's generic hashing and probing cost several times more.
+type interner[K internKey] struct {
+	keys  []K      // keys[id]
 	slots []uint32 // id+1, or 0 for an empty slot
 	shift uint
 }
 
-func (t *keyInterner) len() int { return len(t.keys) }
-
-func (t *keyInterner) slot(key uint64) uint64 {
-	// Fibonacci hashing: the top bits of key·2^64/φ.
-	return (key * 0x9e3779b97f4a7c15) >> t.shift
-}
+func (t *interner[K]) len() int { return len(t.keys) }
 
 // intern returns the id of key, assigning the next id to a new key.
-func (t *keyInterner) intern(key uint64) (id uint32, added bool) {
+func (t *interner[K]) intern(key K) (id uint32, added bool) {
 	if 2*(len(t.keys)+1) > len(t.slots) {
 		t.grow()
 	}
 	mask := uint64(len(t.slots) - 1)
-	for i := t.slot(key); ; i = (i + 1) & mask {
+	for i := key.hash() >> t.shift; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
 			id = uint32(len(t.keys))
@@ -228,75 +242,16 @@ func (t *keyInterner) intern(key uint64) (id uint32, added bool) {
 	}
 }
 
-func (t *keyInterner) grow() {
+func (t *interner[K]) grow() {
 	n := max(2*len(t.slots), 1024)
 	// Reserve the keys the new table can hold, so that append does not
 	// copy them again in small steps (large slices grow by only 1.25×).
 	t.keys = slices.Grow(t.keys, n/2-len(t.keys))
 	t.slots = make([]uint32, n)
-	t.shift = uint(64 - bitsLen(n-1))
+	t.shift = uint(64 - bits.Len(uint(n-1)))
 	mask := uint64(n - 1)
 	for id, key := range t.keys {
-		i := t.slot(key)
-		for t.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = uint32(id) + 1
-	}
-}
-
-// bitsLen returns the number of bits needed to represent x > 0.
-func bitsLen(x int) int {
-	n := 0
-	for ; x > 0; x >>= 1 {
-		n++
-	}
-	return n
-}
-
-// pairInterner is keyInterner for 128-bit keys, such as the packed
-// canonical strings of graphlets.
-type pairInterner struct {
-	keys  [][2]uint64
-	slots []uint32 // id+1, or 0 for an empty slot
-	shift uint
-}
-
-func (t *pairInterner) len() int { return len(t.keys) }
-
-func (t *pairInterner) slot(key [2]uint64) uint64 {
-	h := key[0]*0x9e3779b97f4a7c15 ^ key[1]
-	return (h * 0xbf58476d1ce4e5b9) >> t.shift
-}
-
-// intern returns the id of key, assigning the next id to a new key.
-func (t *pairInterner) intern(key [2]uint64) (id uint32, added bool) {
-	if 2*(len(t.keys)+1) > len(t.slots) {
-		t.grow()
-	}
-	mask := uint64(len(t.slots) - 1)
-	for i := t.slot(key); ; i = (i + 1) & mask {
-		s := t.slots[i]
-		if s == 0 {
-			id = uint32(len(t.keys))
-			t.slots[i] = id + 1
-			t.keys = append(t.keys, key)
-			return id, true
-		}
-		if t.keys[s-1] == key {
-			return s - 1, false
-		}
-	}
-}
-
-func (t *pairInterner) grow() {
-	n := max(2*len(t.slots), 1024)
-	t.keys = slices.Grow(t.keys, n/2-len(t.keys))
-	t.slots = make([]uint32, n)
-	t.shift = uint(64 - bitsLen(n-1))
-	mask := uint64(n - 1)
-	for id, key := range t.keys {
-		i := t.slot(key)
+		i := key.hash() >> t.shift
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}

@@ -109,13 +109,13 @@ func edgeLabel(g *graph.Graph, u, v int32) (int32, bool) {
 
 // glCounter enumerates patterns and interns their keys.
 type glCounter struct {
-	ids pairInterner
+	ids interner[key128]
 	aut []int // automorphisms of each interned pattern
 	acc accumulator
 }
 
 func (c *glCounter) add(key glKey, aut int) {
-	id, added := c.ids.intern(key)
+	id, added := c.ids.intern(key128(key))
 	if added {
 		c.aut = append(c.aut, aut)
 	}

@@ -71,7 +71,7 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 		// A feature is the pair (weight feature, vertex feature); both
 		// are interned to 32-bit ids so that the pair packs into one
 		// uint64 key.
-		var wIDs, vIDs, ids keyInterner
+		var wIDs, vIDs, ids interner[key64]
 		var acc accumulator
 		var fw, fv []Feature
 		vecs := make([]Vec, n)
@@ -83,13 +83,13 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 				fw = w.features(fw[:0], i, u)
 				fv = vm.VertexFeatures(fv[:0], g, u)
 				for j := range fv {
-					id, _ := vIDs.intern(fv[j].ID)
+					id, _ := vIDs.intern(key64(fv[j].ID))
 					fv[j].ID = uint64(id)
 				}
 				for _, x := range fw {
-					wid, _ := wIDs.intern(x.ID)
+					wid, _ := wIDs.intern(key64(x.ID))
 					for _, y := range fv {
-						id, _ := ids.intern(uint64(wid)<<32 | y.ID)
+						id, _ := ids.intern(key64(uint64(wid)<<32 | y.ID))
 						acc.add(id, x.Val*y.Val)
 					}
 				}
