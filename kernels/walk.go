@@ -44,9 +44,10 @@ type Walk struct {
 	// explicit method needs them to implement VertexMap and EdgeMap.
 	Vertex VertexKernel
 	Edge   EdgeKernel
-	// Threads is the number of goroutines of the implicit method and of
-	// the explicit dot products; 0 means 1, as in the paper. The matrix
-	// is the same for every number.
+	// Threads is the number of goroutines of the implicit method, of the
+	// explicit dot products and, for integer counts (Dirac kernels without
+	// weights), of the explicit feature maps; 0 means 1, as in the paper.
+	// The matrix is the same for every number.
 	Threads int
 }
 
@@ -193,18 +194,27 @@ func (k *Walk) FeatureVectors(ctx context.Context, gs []*graph.Graph, rep *Repor
 	if err != nil {
 		return nil, nil, err
 	}
-	vecs = make([]Vec, len(gs))
-	for i, g := range gs {
-		if err := ctx.Err(); err != nil {
+	features := 0
+	if threads := threadsOr(k.Threads); threads > 1 && b.dirac && !(k.Max && k.Lambda != nil) {
+		// Integer counts: the chunked ids give the same matrix.
+		if vecs, features, err = b.parallelVectors(ctx, gs, threads); err != nil {
 			return nil, nil, err
 		}
-		if vecs[i], err = b.graphVector(ctx, g); err != nil {
-			return nil, nil, err
+	} else {
+		vecs = make([]Vec, len(gs))
+		for i, g := range gs {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+			if vecs[i], err = b.graphVector(ctx, g); err != nil {
+				return nil, nil, err
+			}
 		}
+		features = b.size()
 	}
 	if rep != nil {
 		noteVecs(rep, vecs)
-		rep.Features = int64(b.size())
+		rep.Features = int64(features)
 	}
 	if k.Max && k.Lambda != nil {
 		weights = b.weights

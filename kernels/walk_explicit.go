@@ -1,9 +1,11 @@
 package kernels
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gkbench/gkbench/graph"
 )
@@ -31,6 +33,10 @@ type walkMapper struct {
 
 	// weights[id] is λ of the length of sequence id; kept only for Max.
 	weights []float64
+	// keys[id] is the key of sequence id, kept when record is set, so
+	// that the ids of several mappers can be merged.
+	keys   []uint64
+	record bool
 
 	vacc, gacc accumulator
 	cur, nxt   csrVecs
@@ -118,8 +124,76 @@ func (b *walkMapper) internFast(key uint64, length int) uint32 {
 	if !ok {
 		id = b.newID(length)
 		b.fast[key] = id
+		if b.record {
+			b.keys = append(b.keys, key)
+		}
 	}
 	return id
+}
+
+// fork returns an empty mapper with the same label packing, recording its
+// keys, for one chunk of graphs of a parallel computation.
+func (b *walkMapper) fork() *walkMapper {
+	return &walkMapper{k: b.k, dirac: true, nVL: b.nVL, fast: make(map[uint64]uint32), record: true}
+}
+
+// walkChunk is the number of graphs one goroutine maps with one interner.
+// It is fixed, not derived from the number of threads, so that the ids,
+// and with them the order of every sum, are the same for any number.
+const walkChunk = 16
+
+// parallelVectors maps the graphs in chunks of walkChunk on up to threads
+// goroutines, each chunk with its own interner, and then merges the
+// chunks' ids in chunk order into one id space: a length-i sequence's key
+// names its length-(i−1) prefix by id, so the chunk's ids are translated in
+// creation order, prefixes first. It is used for integer counts only (no
+// weights), where the result does not depend on how ids are numbered.
+func (b *walkMapper) parallelVectors(ctx context.Context, gs []*graph.Graph, threads int) ([]Vec, int, error) {
+	n := len(gs)
+	chunks := (n + walkChunk - 1) / walkChunk
+	vecs := make([]Vec, n)
+	keys := make([][]uint64, chunks)
+	err := forRows(ctx, chunks, threads, func(_, c int) error {
+		m := b.fork()
+		for i := c * walkChunk; i < min(n, (c+1)*walkChunk); i++ {
+			var err error
+			if vecs[i], err = m.graphVector(ctx, gs[i]); err != nil {
+				return err
+			}
+		}
+		keys[c] = m.keys
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	var global interner[key64]
+	type entry struct {
+		id  uint32
+		val float64
+	}
+	var buf []entry
+	for c, ks := range keys {
+		local := make([]uint32, len(ks))
+		for id, key := range ks {
+			if prev := key >> 32; prev != noPrev {
+				key = uint64(local[prev])<<32 | key&(1<<32-1)
+			}
+			local[id], _ = global.intern(key64(key))
+		}
+		for i := c * walkChunk; i < min(n, (c+1)*walkChunk); i++ {
+			v := &vecs[i]
+			buf = buf[:0]
+			for t, id := range v.IDs {
+				buf = append(buf, entry{local[id], v.Vals[t]})
+			}
+			slices.SortFunc(buf, func(a, b entry) int { return cmp.Compare(a.id, b.id) })
+			for t, e := range buf {
+				v.IDs[t], v.Vals[t] = e.id, e.val
+			}
+		}
+	}
+	return vecs, global.len(), nil
 }
 
 func (b *walkMapper) internSlow(key [3]uint64, length int) uint32 {

@@ -333,3 +333,31 @@ func TestWalkThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkThreadsFeatureMaps checks that the feature maps computed in
+// parallel chunks give the same matrix as one sequential interner, also
+// after WL refinement, where features are many.
+func TestWalkThreadsFeatureMaps(t *testing.T) {
+	ds := graphtest.Dataset(t, "MUTAG")
+	gs := ds.Graphs[:100]
+	for _, base := range []Walk{{Length: 5}, {Length: 4, WL: 1}, {Length: 3, Max: true}} {
+		want, wrep, err := base.Gram(context.Background(), gs, Explicit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, th := range []int{2, 3} {
+			k := base
+			k.Threads = th
+			got, rep, err := k.Gram(context.Background(), gs, Explicit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireEqual(t, fmt.Sprintf("%+v threads=%d", base, th), want, got)
+			// The merged interner holds every sequence once, as the
+			// sequential one does.
+			if rep.Features != wrep.Features || rep.FeatureNNZ != wrep.FeatureNNZ {
+				t.Errorf("%+v threads=%d: %d features, %d nnz; sequential %d, %d", base, th, rep.Features, rep.FeatureNNZ, wrep.Features, wrep.FeatureNNZ)
+			}
+		}
+	}
+}
