@@ -153,7 +153,7 @@ func (r *paramReader) fail(key, reason string) {
 	}
 }
 
-// intParam returns the integer parameter key in [lo, hi], def when absent;
+// int returns the integer parameter key in [lo, hi], def when absent;
 // required parameters have no default.
 func (r *paramReader) int(key string, def, lo, hi int, required bool) int {
 	s, ok := r.p[key]
@@ -188,14 +188,14 @@ func (r *paramReader) bool(key string, def bool) bool {
 	return v
 }
 
-// float returns the parameter key, which must be finite and > lo.
+// floatAbove returns the parameter key, which must be finite and > lo.
 func (r *paramReader) floatAbove(key string, def, lo float64) float64 {
 	s, ok := r.p[key]
 	if !ok {
 		return def
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || v != v || v > 1e300 || v < -1e300 {
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		r.fail(key, "not a finite number")
 		return def
 	}
