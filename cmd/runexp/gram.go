@@ -20,7 +20,7 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := newFlagSet("gram")
 	data := fs.String("data", "", "TU data folder, or data set name looked up on the data path")
 	kname := fs.String("kernel", "", "kernel name: one of "+strings.Join(kernels.Names(), ", "))
-	method := fs.String("method", "explicit", "explicit or implicit")
+	method := fs.String("method", "explicit", "explicit, implicit, or auto (the faster, predicted from cheap probes)")
 	var params paramFlag
 	fs.Var(&params, "p", "kernel parameter key=value (repeatable), e.g. -p length=3")
 	subset := fs.Int("subset", 0, "use a random subset of this many graphs (0: all)")
@@ -32,15 +32,23 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *kname == "" {
 		return usagef("-kernel is required (known: %v)", kernels.Names())
 	}
-	m, err := kernels.ParseMethod(*method)
-	if err != nil {
-		return usageError{err}
+	auto := *method == "auto"
+	var m kernels.Method
+	if !auto {
+		var err error
+		if m, err = kernels.ParseMethod(*method); err != nil {
+			return usageError{fmt.Errorf("%w, or auto", err)}
+		}
 	}
 	k, err := kernels.New(*kname, params.p)
 	if err != nil {
 		return usageError{err}
 	}
-	if !supports(k, m) {
+	adv, canAdvise := k.(kernels.Advisor)
+	if auto && !canAdvise {
+		return usagef("kernel %s cannot choose its method (auto needs both methods and a cost model)", *kname)
+	}
+	if !auto && !supports(k, m) {
 		return usagef("kernel %s has no %s method", *kname, m)
 	}
 	if *subset < 0 {
@@ -57,6 +65,14 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if ds, err = ds.RandomSubset(*subset, *seed); err != nil {
 			return err
 		}
+	}
+	if auto {
+		a, err := adv.Advise(ctx, ds.Graphs, *seed)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "gram: %v\n", a)
+		m = a.Choice
 	}
 	K, rep, err := k.Gram(ctx, ds.Graphs, m)
 	if err != nil {

@@ -44,6 +44,8 @@ func TestExitStatus(t *testing.T) {
 		{"synth no output", []string{"synth"}, 2, "-o is required"},
 		{"extra argument", []string{"stats", "-data", dir, "extra"}, 2, `unexpected argument "extra"`},
 		{"missing data set", []string{"stats", "-data", "NoSuchSet"}, 1, "NoSuchSet"},
+		{"auto without a cost model", []string{"gram", "-data", dir, "-kernel", "sp", "-method", "auto"}, 2, "cannot choose its method"},
+		{"advise without a cost model", []string{"advise", "-data", dir, "-kernel", "graphlet"}, 2, "cannot predict"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCmd(t, tc.args...)
@@ -100,6 +102,17 @@ func TestSynthStatsGram(t *testing.T) {
 	}
 	if mats[0] != mats[1] {
 		t.Errorf("explicit and implicit matrices differ")
+	}
+	// auto picks one of the two methods, says why, and so writes the same
+	// matrix.
+	auto := filepath.Join(dir, "auto.txt")
+	code, _, stderr := runCmd(t, "gram", "-data", a, "-kernel", "walk", "-method", "auto", "-p", "length=3", "-subset", "12", "-seed", "3", "-o", auto)
+	if data, err := os.ReadFile(auto); code != 0 || err != nil || string(data) != mats[0] || !strings.Contains(stderr, "auto: ") {
+		t.Errorf("gram -method auto: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, _ = runCmd(t, "advise", "-data", a, "-p", "length=3")
+	if code != 0 || !strings.Contains(stdout, "faster: ") {
+		t.Errorf("advise: exit %d, output %q", code, stdout)
 	}
 	rows := strings.Split(strings.TrimSuffix(mats[0], "\n"), "\n")
 	if len(rows) != 12 {

@@ -34,6 +34,7 @@ func commands() map[string]command {
 		"stats":    {"print a data set's Table 2 row", cmdStats},
 		"synth":    {"generate a synthetic data set in TU format", cmdSynth},
 		"gram":     {"compute a kernel matrix", cmdGram},
+		"advise":   {"predict both methods' times from cheap probes, without computing", cmdAdvise},
 		"table":    {"print the paper's Table 3 beside a table3-discrete results folder", cmdTable},
 		"compare":  {"compare two results folders and fail on significant regressions", cmdCompare},
 		"report":   {"compile the results folders into results/REPORT.md and its HTML twin", cmdReport},

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/gkbench/gkbench/kernels"
+)
+
+// cmdAdvise predicts the time of both methods of a kernel on a data set
+// from cheap probes, without computing the matrix.
+func cmdAdvise(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("advise")
+	data := fs.String("data", "", "TU data folder, or data set name looked up on the data path")
+	kname := fs.String("kernel", "walk", "kernel name (one with both methods)")
+	var params paramFlag
+	fs.Var(&params, "p", "kernel parameter key=value (repeatable)")
+	seed := fs.Uint64("seed", 1, "seed of the probes' samples")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	k, err := kernels.New(*kname, params.p)
+	if err != nil {
+		return usageError{err}
+	}
+	adv, ok := k.(kernels.Advisor)
+	if !ok {
+		return usagef("kernel %s cannot predict its methods' times", *kname)
+	}
+	ds, err := loadData(*data)
+	if err != nil {
+		return err
+	}
+	a, err := adv.Advise(ctx, ds.Graphs, *seed)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s, %d graphs, kernel %s\n", ds.Name, ds.Len(), *kname)
+	fmt.Fprintf(stdout, "explicit  %10.4g s  %s\n", a.Explicit.Seconds, a.Explicit.Why)
+	fmt.Fprintf(stdout, "implicit  %10.4g s  %s\n", a.Implicit.Seconds, a.Implicit.Why)
+	fmt.Fprintf(stdout, "faster: %s (probes took %.3g s)\n", a.Choice, a.Probe.Seconds())
+	return nil
+}
