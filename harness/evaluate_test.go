@@ -119,7 +119,7 @@ func TestEvaluation(t *testing.T) {
 func TestEvaluationSpecErrors(t *testing.T) {
 	tests := []struct{ old, new, want string }{
 		{"  reps: 2\n", "  reps: 0\n", "ev.yaml:12: field evaluation.reps: 0 out of range [1, 100]"},
-		{"  method: explicit\n", "  method: magic\n", `ev.yaml:15: field evaluation.method: unknown method "magic" (want explicit or implicit)`},
+		{"  method: explicit\n", "  method: magic\n", `ev.yaml:15: field evaluation.method: unknown method "magic" (want explicit, implicit or auto)`},
 		{"        gamma: [0.001, 0.9]\n", "        gamma: [0.001, 2]\n", "ev.yaml:19: field evaluation.extra[0].select.gamma: kernel grw: parameter gamma=\"2\": must be < 1"},
 		{"    - name: grw\n", "    - name: nope\n", `ev.yaml:17: field evaluation.extra[0].name: unknown kernel "nope" (known: `},
 		{"      select:\n", "      chose:\n", "ev.yaml:18: field evaluation.extra[0].chose: unknown key (known: name, params, select)"},

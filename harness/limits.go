@@ -97,6 +97,8 @@ type outcome struct {
 	wall        time.Duration
 	heapBase    uint64
 	peak        uint64
+	// note says what the automatic method chose.
+	note string
 	// estimate is the kernel's memory estimate when it was refused
 	// before running because the estimate exceeded the limit.
 	estimate int64
@@ -123,6 +125,9 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 			return out
 		}
 	}
+	// The clock starts before the deadline is set, so that a run stopped
+	// by its time limit never records a wall time below the limit.
+	start := time.Now()
 	runCtx := ctx
 	if lim.Time > 0 {
 		var cancel context.CancelFunc
@@ -136,8 +141,8 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 	}
 	w := watchHeap(cancelMem, lim.Memory, every)
 
-	start := time.Now()
-	rep, err := safeGram(runCtx, k, gs, m)
+	rep, note, err := safeGram(runCtx, k, gs, m)
+	out.note = note
 	end := time.Now()
 	out.wall = end.Sub(start)
 	cause := context.Cause(runCtx)
@@ -166,14 +171,28 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 
 // safeGram calls k.Gram and turns a panic into an error, so that one
 // broken cell is an error row instead of the end of a long run.
-func safeGram(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method) (rep *kernels.Report, err error) {
+func safeGram(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method) (rep *kernels.Report, note string, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("kernel %s panicked: %v", k.Name(), v)
 		}
 	}()
+	if m == kernels.Auto {
+		// The probes are part of the automatic method's time.
+		adv, ok := k.(kernels.Advisor)
+		if !ok {
+			return nil, "", fmt.Errorf("kernel %s cannot choose its method", k.Name())
+		}
+		a, err := adv.Advise(ctx, gs, 1)
+		if err != nil {
+			return nil, "", err
+		}
+		m = a.Choice
+		note = fmt.Sprintf("auto chose %s (predicted explicit %.3gs, implicit %.3gs; probes %.3gs)",
+			a.Choice, a.Explicit.Seconds, a.Implicit.Seconds, a.Probe.Seconds())
+	}
 	_, rep, err = k.Gram(ctx, gs, m)
-	return rep, err
+	return rep, note, err
 }
 
 // oneLine keeps a message on one line, for logs and CSV cells.

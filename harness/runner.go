@@ -364,6 +364,9 @@ func (cr *cellRun) method(ctx context.Context, m kernels.Method) error {
 			r.ProductVertices, r.ProductEdges, r.Pairs = rp.ProductVertices, rp.ProductEdges, rp.Pairs
 			r.Comparisons = rp.Comparisons
 		}
+		if o.note != "" {
+			r.Note = joinNotes(r.Note, o.note)
+		}
 		if o.lag > time.Second {
 			r.Note = joinNotes(r.Note, fmt.Sprintf("kernel returned %.1fs after the limit", o.lag.Seconds()))
 		}

@@ -360,7 +360,7 @@ func (s *Spec) build(raw *rawSpec) error {
 				}
 				path = fmt.Sprintf("kernels[%d].methods[%d]", ki, slices.Index(k.Methods, meth))
 			}
-			if !slices.Contains(kern.Methods(), meth) {
+			if !kernels.Supports(kern, meth) {
 				return s.errf(path, "kernel %s does not support method %s (give the kernel its own methods list)", k.Name, meth)
 			}
 		}

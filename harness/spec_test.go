@@ -126,7 +126,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"required kernel parameter", func(t *testing.T) string { return mutate(t, "{length: 2}", "{max: true}") },
 			`x.yaml:8: field kernels[0].params: kernel walk: parameter "length": required`},
 		{"unknown method", func(t *testing.T) string { return mutate(t, "[explicit, implicit]", "[explicit, magic]") },
-			`x.yaml:9: field methods[1]: unknown method "magic" (want explicit or implicit)`},
+			`x.yaml:9: field methods[1]: unknown method "magic" (want explicit, implicit or auto)`},
 		{"duplicate method", func(t *testing.T) string { return mutate(t, "[explicit, implicit]", "[explicit, explicit]") },
 			"x.yaml:9: field methods[1]: method explicit listed twice"},
 		{"no methods", func(t *testing.T) string { return mutate(t, "[explicit, implicit]", "[]") },
@@ -359,7 +359,7 @@ func TestKernelMethods(t *testing.T) {
 		{strings.Replace(src, "methods: [explicit]\n", "methods: [implicit]\n", 1),
 			"x.yaml:10: field kernels[1].methods[0]: kernel graphlet does not support method implicit (give the kernel its own methods list)"},
 		{strings.Replace(src, "methods: [explicit]\n", "methods: [magic]\n", 1),
-			`x.yaml:10: field kernels[1].methods[0]: unknown method "magic" (want explicit or implicit)`},
+			`x.yaml:10: field kernels[1].methods[0]: unknown method "magic" (want explicit, implicit or auto)`},
 		{strings.Replace(src, "methods: [explicit, implicit]", "methods: [explicit]", 1),
 			"x.yaml:12: field kernels[2].methods[0]: method implicit is not among the spec's methods"},
 		{strings.Replace(src, "  - name: csm\n    methods: [implicit]\n", "  - name: csm\n", 1),
@@ -452,5 +452,18 @@ evaluation:
 	bad := strings.Replace(src, "    h: [1, 3]\n", "    depth: [1, 3]\n", 1)
 	if _, err := ParseSpec("a.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), `no kernel of the spec has a parameter "depth" to select`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestAutoMethod checks that auto is accepted for a kernel that can advise
+// (walk) and refused for one that cannot (sp).
+func TestAutoMethod(t *testing.T) {
+	src := mutate(t, "methods: [explicit, implicit]", "methods: [explicit, implicit, auto]")
+	if _, err := ParseSpec("x.yaml", []byte(src)); err != nil {
+		t.Errorf("walk with auto: %v", err)
+	}
+	bad := strings.Replace(src, "  - name: walk\n    params: {length: 2}\n", "  - name: sp\n", 1)
+	if _, err := ParseSpec("x.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "kernel sp does not support method auto") {
+		t.Errorf("sp with auto: err = %v", err)
 	}
 }

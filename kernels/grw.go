@@ -104,7 +104,7 @@ func (k *GeometricWalk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (
 	raw := K.RawSymmetric()
 	// The product graphs are those of the walk kernel with the same base
 	// kernels; the walk phase is replaced by the geometric series.
-	pw := newPairWorkspace(&Walk{Vertex: k.Vertex, Edge: k.Edge}, gs)
+	pw := newPairWorkspace(&Walk{Vertex: k.Vertex, Edge: k.Edge}, gs, false)
 	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, rep, err

@@ -18,15 +18,33 @@ const (
 	Explicit Method = "explicit"
 	// Implicit evaluates the kernel pair by pair, e.g. on product graphs.
 	Implicit Method = "implicit"
+	// Auto lets a kernel that implements Advisor predict both methods'
+	// times from cheap probes and compute by the faster.
+	Auto Method = "auto"
 )
 
 // ParseMethod returns the Method named s.
 func ParseMethod(s string) (Method, error) {
 	switch Method(s) {
-	case Explicit, Implicit:
+	case Explicit, Implicit, Auto:
 		return Method(s), nil
 	}
-	return "", fmt.Errorf("unknown method %q (want explicit or implicit)", s)
+	return "", fmt.Errorf("unknown method %q (want explicit, implicit or auto)", s)
+}
+
+// Supports reports whether k computes by method m: one of its Methods, or
+// Auto for a kernel that can advise.
+func Supports(k Kernel, m Method) bool {
+	if m == Auto {
+		_, ok := k.(Advisor)
+		return ok
+	}
+	for _, x := range k.Methods() {
+		if x == m {
+			return true
+		}
+	}
+	return false
 }
 
 // Kernel is a graph kernel that can fill a kernel (Gram) matrix.

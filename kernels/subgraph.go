@@ -245,7 +245,7 @@ func (k *SubgraphMatching) Gram(ctx context.Context, gs []*graph.Graph, m Method
 	if n == 0 {
 		return &mat.SymDense{}, rep, nil
 	}
-	pw := newPairWorkspace(&Walk{}, gs)
+	pw := newPairWorkspace(&Walk{}, gs, false)
 	if !pw.dirac {
 		return nil, rep, fmt.Errorf("csm kernel: labels too large for the packed product-graph keys")
 	}

@@ -147,7 +147,7 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 		}
 		raw := K.RawSymmetric()
 		threads := threadsOr(k.Threads)
-		pws := []*pairWorkspace{newPairWorkspace(k, gs)}
+		pws := []*pairWorkspace{newPairWorkspace(k, gs, false)}
 		reps := []*Report{{}}
 		for w := 1; w < threads; w++ {
 			pws = append(pws, pws[0].clone())

@@ -111,9 +111,13 @@ type pairWorkspace struct {
 	adj    []int32
 	vw, ew []float64
 	r, s   []float64
+	lazy   bool
 }
 
-func newPairWorkspace(k *Walk, gs []*graph.Graph) *pairWorkspace {
+// newPairWorkspace returns the workspace of a Gram computation over gs; a
+// lazy one indexes graphs only when a pair needs them (for probes), and
+// must not be cloned, since its index grows.
+func newPairWorkspace(k *Walk, gs []*graph.Graph, lazy bool) *pairWorkspace {
 	pw := &pairWorkspace{k: k, vk: k.Vertex, ek: k.Edge}
 	pw.dirac = isDirac(k.Vertex) && isDirac(k.Edge)
 	maxN := 0
@@ -129,13 +133,27 @@ func newPairWorkspace(k *Walk, gs []*graph.Graph) *pairWorkspace {
 	}
 	if pw.dirac {
 		pw.index = make(map[*graph.Graph]labelIndex, len(gs))
-		for _, g := range gs {
-			if _, ok := pw.index[g]; !ok {
-				pw.index[g] = newLabelIndex(g)
+		if !lazy {
+			for _, g := range gs {
+				if _, ok := pw.index[g]; !ok {
+					pw.index[g] = newLabelIndex(g)
+				}
 			}
 		}
 	}
+	pw.lazy = lazy
 	return pw
+}
+
+// labelIndexOf returns g's label index, building it on first use in a lazy
+// workspace, which probes a few pairs and should not index every graph.
+func (pw *pairWorkspace) labelIndexOf(g *graph.Graph) labelIndex {
+	ix, ok := pw.index[g]
+	if !ok && pw.lazy {
+		ix = newLabelIndex(g)
+		pw.index[g] = ix
+	}
+	return ix
 }
 
 // clone returns a workspace for another goroutine: it shares the read-only
@@ -199,7 +217,7 @@ func (pw *pairWorkspace) edges() int64 {
 // edge of H in both directions yields every undirected product edge exactly
 // once.
 func (pw *pairWorkspace) productDirac(g, h *graph.Graph) {
-	gi, hi := pw.index[g], pw.index[h]
+	gi, hi := pw.labelIndexOf(g), pw.labelIndexOf(h)
 	nh := h.N()
 	pw.pu, pw.pv = pw.pu[:0], pw.pv[:0]
 	// Vertices: merge the sorted label lists.

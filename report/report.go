@@ -157,6 +157,13 @@ func Build(root string) (*Report, error) {
 		r.p("Not run: no accuracy rows of the fig-walk-length-mutag-enzymes spec.")
 	}
 
+	r.h(2, "Automatic choice of the method")
+	if f := folders["auto-vs-oracle"]; f != nil {
+		r.p("The auto-vs-oracle spec runs both methods and -method auto (probes included) on every cell: " + SummarizeAuto(f.Rows).String() + ".")
+	} else {
+		r.p("Not run: no results of the auto-vs-oracle spec.")
+	}
+
 	r.h(2, "Figures")
 	for _, n := range names {
 		dir := filepath.Join(folders[n].Dir, "figures")

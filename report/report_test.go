@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,5 +177,23 @@ func TestReport(t *testing.T) {
 	h, _ := os.ReadFile(filepath.Join(root, "REPORT.html"))
 	if !strings.Contains(string(h), "data:image/png;base64,") || !strings.Contains(string(h), "<h2>Claims checklist</h2>") {
 		t.Error("REPORT.html lacks the embedded figure or the checklist")
+	}
+}
+
+func TestSummarizeAuto(t *testing.T) {
+	row := func(cell, method string, total float64, note string) harness.Row {
+		return harness.Row{Cell: cell, Method: method, Status: "ok", Total: total, Note: note}
+	}
+	s := SummarizeAuto([]harness.Row{
+		// A: explicit is faster and auto picks it, at 1.1 s.
+		row("A", "explicit", 1, ""), row("A", "implicit", 2, ""), row("A", "auto", 1.1, "auto chose explicit (...)"),
+		// B: implicit is faster but auto picks explicit, at 2.5 s.
+		row("B", "explicit", 3, ""), row("B", "implicit", 1, ""), row("B", "auto", 2.5, "auto chose explicit (...)"),
+		// C: auto did not finish, so C is not compared.
+		row("C", "explicit", 1, ""), row("C", "implicit", 1, ""),
+	})
+	// Totals 1.1+2.5 = 3.6 against 1+1 = 2; the worst cell is B, 2.5/1.
+	if s.Cells != 2 || s.Picked != 1 || math.Abs(s.Auto-3.6) > 1e-12 || s.Oracle != 2 || s.Worst != 2.5 || s.WorstCell != "B" {
+		t.Errorf("summary %+v", s)
 	}
 }

@@ -60,7 +60,7 @@ func cmdCV(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if ks[i], err = kernels.New(*kname, p.params); err != nil {
 			return usageError{err}
 		}
-		if !supports(ks[i], m) {
+		if !kernels.Supports(ks[i], m) {
 			return usagef("kernel %s has no %s method", *kname, m)
 		}
 	}

@@ -32,23 +32,20 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *kname == "" {
 		return usagef("-kernel is required (known: %v)", kernels.Names())
 	}
-	auto := *method == "auto"
-	var m kernels.Method
-	if !auto {
-		var err error
-		if m, err = kernels.ParseMethod(*method); err != nil {
-			return usageError{fmt.Errorf("%w, or auto", err)}
-		}
+	m, err := kernels.ParseMethod(*method)
+	if err != nil {
+		return usageError{err}
 	}
+	auto := m == kernels.Auto
 	k, err := kernels.New(*kname, params.p)
 	if err != nil {
 		return usageError{err}
 	}
-	adv, canAdvise := k.(kernels.Advisor)
-	if auto && !canAdvise {
+	adv, _ := k.(kernels.Advisor)
+	if auto && !kernels.Supports(k, m) {
 		return usagef("kernel %s cannot choose its method (auto needs both methods and a cost model)", *kname)
 	}
-	if !auto && !supports(k, m) {
+	if !kernels.Supports(k, m) {
 		return usagef("kernel %s has no %s method", *kname, m)
 	}
 	if *subset < 0 {
@@ -85,15 +82,6 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return w.Flush()
 	}
 	return writeFileAtomic(*out, func(w *bufio.Writer) { writeMatrix(w, K) })
-}
-
-func supports(k kernels.Kernel, m kernels.Method) bool {
-	for _, x := range k.Methods() {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }
 
 // writeMatrix writes K as n lines of n space-separated numbers, each in the
