@@ -94,14 +94,16 @@ func (a *accumulator) flush(ids []uint32, vals []float64) ([]uint32, []float64) 
 // gramFromVecs fills the Gram matrix K_ij = ⟨φ_i, φ_j⟩ (under per-id
 // weights, if given) and checks for cancellation between rows.
 //
-// It picks the cheaper of two exact schemes. Merge joins cost about
+// It chooses between two exact schemes by their cost. Merge joins cost about
 // n·Σ nnz(φ_i) steps, whatever the overlap. The inverted scheme transposes
 // the vectors into one posting list per feature and, for row i, adds
 // x_if·x_jf into K_ij for the graphs j ≥ i listed under each feature f of
 // φ_i: it costs Σ_f df_f²/2, far less when features are rare (long walks,
 // refined labels, binned attributes), at the price of a transposed copy of
-// the vectors. Both add each entry's products in increasing feature id,
-// starting from zero, so they give the same matrix to the bit.
+// the vectors; it is taken when it is at least four times cheaper, so that
+// dense feature matrices are never copied. Both add each entry's products
+// in increasing feature id, starting from zero, so they give the same
+// matrix to the bit.
 func gramFromVecs(ctx context.Context, vecs []Vec, weights []float64, threads int) (*mat.SymDense, error) {
 	n := len(vecs)
 	if n == 0 {
@@ -124,7 +126,11 @@ func gramFromVecs(ctx context.Context, vecs []Vec, weights []float64, threads in
 	for _, d := range df {
 		inverted += int64(d) * int64(d+1) / 2
 	}
-	if merge := int64(n+1) * int64(nnz); merge <= inverted {
+	// The posting lists copy the feature matrix, so they must pay for
+	// it: dense features (every graph has most of them) cost the two
+	// schemes about the same, and then the merge joins, which copy
+	// nothing, are taken.
+	if merge := int64(n+1) * int64(nnz); merge <= 4*inverted {
 		return gramMerge(ctx, vecs, weights, threads)
 	}
 	return gramInverted(ctx, vecs, weights, df, threads)
