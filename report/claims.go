@@ -123,16 +123,24 @@ func times(rows []harness.Row) map[string]*cellTime {
 			c = &cellTime{}
 			m[k] = c
 		}
-		if r.Status == harness.StatusOK {
-			c.mean = (c.mean*float64(c.ok) + r.Total) / float64(c.ok+1)
-			c.wdpg = (c.wdpg*float64(c.ok) + r.WDPG) / float64(c.ok+1)
-			c.ok++
-			c.status = harness.StatusOK
-		} else if c.status == "" {
-			c.status = r.Status
-		}
+		c.add(r)
 	}
 	return m
+}
+
+// add counts one run: its times into the means when it finished, else its
+// status when it is the first failure.
+func (c *cellTime) add(r *harness.Row) {
+	if r.Status != harness.StatusOK {
+		if c.status == "" {
+			c.status = r.Status
+		}
+		return
+	}
+	c.mean = (c.mean*float64(c.ok) + r.Total) / float64(c.ok+1)
+	c.wdpg = (c.wdpg*float64(c.ok) + r.WDPG) / float64(c.ok+1)
+	c.ok++
+	c.status = harness.StatusOK
 }
 
 // where aggregates the rows of kernel and method whose coordinates include
@@ -157,13 +165,7 @@ func where(rows []harness.Row, kernel, method string, want map[string]string) *c
 		if c == nil {
 			c = &cellTime{}
 		}
-		if r.Status == harness.StatusOK {
-			c.mean = (c.mean*float64(c.ok) + r.Total) / float64(c.ok+1)
-			c.ok++
-			c.status = harness.StatusOK
-		} else if c.status == "" {
-			c.status = r.Status
-		}
+		c.add(r)
 	}
 	return c
 }
@@ -310,7 +312,7 @@ func checkMutagEnzymesLength(f *Folder) (string, string) {
 	for _, d := range values(f.Rows, "dataset") {
 		first, _ := firstImplicitWin(f, t, map[string]string{"dataset": d})
 		evs = append(evs, fmt.Sprintf("%s: implicit first faster at l = %d (-1: never within the grid)", d, first))
-		if first != -1 && (first < 7 || first > 9) || first == -1 {
+		if first < 7 || first > 9 { // −1, never, is below 7
 			status = NotReproduced
 		}
 	}
