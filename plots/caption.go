@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -86,13 +87,8 @@ func panelText(panel map[string]string) string {
 	if len(panel) == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(panel))
-	for k := range panel {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var parts []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(panel)) {
 		parts = append(parts, k+"="+panel[k])
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
@@ -103,13 +99,8 @@ func panelTitle(panel map[string]string) string {
 	if len(panel) == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(panel))
-	for k := range panel {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var parts []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(panel)) {
 		if k == "dataset" || k == kernelAxis {
 			parts = append(parts, panel[k])
 		} else {

@@ -240,37 +240,27 @@ func (g *grid) contour(level float64) []polyline {
 		}
 		used[k0] = true
 		s := segs[k0]
+		// follow walks from segment k0's end e along the joined segments
+		// and returns the points passed.
+		follow := func(e edge) []xy {
+			var pts []xy
+			for k := k0; ; {
+				m, ok := other(k, e)
+				if !ok {
+					return pts
+				}
+				used[m] = true
+				if segs[m].a == e {
+					pts, e = append(pts, segs[m].pb), segs[m].b
+				} else {
+					pts, e = append(pts, segs[m].pa), segs[m].a
+				}
+				k = m
+			}
+		}
 		// Walk forward from b, then backward from a.
-		line := []xy{s.pa, s.pb}
-		k, e := k0, s.b
-		for {
-			m, ok := other(k, e)
-			if !ok {
-				break
-			}
-			used[m] = true
-			if segs[m].a == e {
-				line, e = append(line, segs[m].pb), segs[m].b
-			} else {
-				line, e = append(line, segs[m].pa), segs[m].a
-			}
-			k = m
-		}
-		var back []xy
-		k, e = k0, s.a
-		for {
-			m, ok := other(k, e)
-			if !ok {
-				break
-			}
-			used[m] = true
-			if segs[m].a == e {
-				back, e = append(back, segs[m].pb), segs[m].b
-			} else {
-				back, e = append(back, segs[m].pa), segs[m].a
-			}
-			k = m
-		}
+		line := append([]xy{s.pa, s.pb}, follow(s.b)...)
+		back := follow(s.a)
 		slices.Reverse(back)
 		out = append(out, append(back, line...))
 	}
