@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -95,7 +96,7 @@ func (r *Runner) evaluate(ctx context.Context, p *Plan, dir string, timed []Row)
 		m := e.Method
 		if m == "" {
 			m = c.Methods[0]
-		} else if !slicesContains(c.Methods, m) {
+		} else if !slices.Contains(c.Methods, m) {
 			continue
 		}
 		row := AccuracyRow{Cell: c.Key, Coords: coordMap(p, c, false), Data: c.Data.Key(), Kernel: c.Kernel,
@@ -152,15 +153,6 @@ func coordMap(p *Plan, c *Cell, dataOnly bool) map[string]string {
 		m[a.Name] = c.Coords[i]
 	}
 	return m
-}
-
-func slicesContains(ms []kernels.Method, m kernels.Method) bool {
-	for _, x := range ms {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }
 
 // run computes one accuracy row: the kernel matrix of every candidate of
