@@ -183,7 +183,7 @@ func safeGram(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernel
 		if !ok {
 			return nil, "", fmt.Errorf("kernel %s cannot choose its method", k.Name())
 		}
-		a, err := adv.Advise(ctx, gs, 1)
+		a, err := adv.Advise(ctx, gs, kernels.AdviseOptions{Seed: 1})
 		if err != nil {
 			return nil, "", err
 		}

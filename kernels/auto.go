@@ -35,7 +35,31 @@ func (a *Advice) String() string {
 // Advisor is implemented by kernels that can predict the time of both
 // methods on the actual data from cheap probes, to choose the faster.
 type Advisor interface {
-	Advise(ctx context.Context, gs []*graph.Graph, seed uint64) (*Advice, error)
+	Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error)
+}
+
+// AdviseOptions are the inputs of an advice besides the graphs.
+type AdviseOptions struct {
+	// Seed seeds the probes' random samples.
+	Seed uint64
+	// Costs are the machine's cost constants, as measured by runexp
+	// calibrate; nil means the defaults.
+	Costs Costs
+}
+
+// Costs maps the names of cost constants of the advisors' models, such as
+// "walk.implicit.ns_per_edge_step", to their values on one machine. A
+// kernel's advisor names its own constants and supplies their defaults, so
+// that an uncalibrated machine, or a file from an older version, still gets
+// sensible advice.
+type Costs map[string]float64
+
+// Get returns the constant name, or def when c does not have it.
+func (c Costs) Get(name string, def float64) float64 {
+	if v, ok := c[name]; ok {
+		return v
+	}
+	return def
 }
 
 // Advise implements Advisor for the walk kernel. The implicit method is
@@ -49,7 +73,7 @@ type Advisor interface {
 // scaled to all graphs, exceed that budget times twenty, which already
 // decides the choice, and the implicit probe grows only while the budget
 // allows.
-func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, seed uint64) (*Advice, error) {
+func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
 	if err := k.validate(); err != nil {
 		return nil, err
 	}
@@ -58,7 +82,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, seed uint64) (*Adv
 		return nil, fmt.Errorf("walk kernel: advice on no graphs")
 	}
 	start := time.Now()
-	r := rand.New(rand.NewPCG(seed, 0x6164766963650001)) // "advice"
+	r := rand.New(rand.NewPCG(opt.Seed, 0x6164766963650001)) // "advice"
 	if k.WL > 0 {
 		gs = graph.RefineGraphs(gs, k.WL, graph.FromLabels)
 	}

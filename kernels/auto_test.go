@@ -30,7 +30,7 @@ func TestAdviseRanking(t *testing.T) {
 			t.Fatal(err)
 		}
 		k := &Walk{Length: tc.l, WL: tc.wl}
-		a, err := k.Advise(context.Background(), ds.Graphs, 1)
+		a, err := k.Advise(context.Background(), ds.Graphs, AdviseOptions{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,7 +32,7 @@ func cmdAdvise(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	a, err := adv.Advise(ctx, ds.Graphs, *seed)
+	a, err := adv.Advise(ctx, ds.Graphs, kernels.AdviseOptions{Seed: *seed})
 	if err != nil {
 		return err
 	}

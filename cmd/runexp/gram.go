@@ -64,7 +64,7 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	if auto {
-		a, err := adv.Advise(ctx, ds.Graphs, *seed)
+		a, err := adv.Advise(ctx, ds.Graphs, kernels.AdviseOptions{Seed: *seed})
 		if err != nil {
 			return err
 		}
