@@ -38,6 +38,13 @@ type Advisor interface {
 	Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error)
 }
 
+// Calibrator is implemented by advisors whose cost models have per-machine
+// constants: Calibrate measures them on this machine, under the names the
+// advisor looks up in Costs.
+type Calibrator interface {
+	Calibrate(ctx context.Context) (Costs, error)
+}
+
 // AdviseOptions are the inputs of an advice besides the graphs.
 type AdviseOptions struct {
 	// Seed seeds the probes' random samples.
