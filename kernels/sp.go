@@ -312,7 +312,7 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 	t = time.Now()
 	K := mat.NewSymDense(n, nil)
 	raw := K.RawSymmetric()
-	var kv []float64
+	var kv, buf []float64
 	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, rep, err
@@ -328,7 +328,7 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 				v = spPairDirac(&paths[i], &paths[j], rep)
 			} else {
 				kv = vertexKernelMatrix(kv, vk, gs[i], gs[j])
-				v = spPairGeneric(&paths[i], &paths[j], kv, gs[j].N(), rep)
+				v, buf = spPairGeneric(&paths[i], &paths[j], kv, gs[i].N(), gs[j].N(), buf, rep)
 			}
 			raw.Data[i*raw.Stride+j] = v
 			rep.Pairs++
@@ -390,10 +390,19 @@ func vertexKernelMatrix(buf []float64, vk VertexKernel, g, h *graph.Graph) []flo
 }
 
 // spPairGeneric evaluates Equation (sp) for a general vertex kernel, given
-// as the matrix kv, on paths grouped by length. An unordered path {u,v} of G
-// and {w,z} of H stand for four ordered combinations, which pair up as
-// k(u,w)k(v,z) + k(u,z)k(v,w), twice.
-func spPairGeneric(g, h *spPaths, kv []float64, nh int, rep *Report) float64 {
+// as the matrix kv, on paths grouped by length. Over ordered paths, the
+// length-d groups contribute
+//
+//	S_d = Σ_{(u,v),(w,z)} k(u,w)·k(v,z) = Σ_{u,z} T[u,z]·(Σ_{w: (w,z)} k(u,w)),
+//
+// with T[u,z] = Σ_{v: d(u,v) = d} k(v,z). Comparing the paths pair by pair
+// costs |P_G(d)|·|P_H(d)| random lookups; building T row by row costs
+// 2|P_G(d)|·|V(H)| + 2|V(G)|·|P_H(d)| sequential operations, which on
+// graphs of a hundred vertices is five to ten times less. Each group takes
+// the cheaper way. An unordered path {u,v} of G and {w,z} of H stand for
+// four ordered combinations, which pair up as k(u,w)k(v,z) + k(u,z)k(v,w),
+// twice. buf is scratch for T; the grown buffer is returned.
+func spPairGeneric(g, h *spPaths, kv []float64, ng, nh int, buf []float64, rep *Report) (float64, []float64) {
 	var total float64
 	a, b := 0, 0
 	for a < len(g.lens) && b < len(h.lens) {
@@ -403,19 +412,67 @@ func spPairGeneric(g, h *spPaths, kv []float64, nh int, rep *Report) float64 {
 		case la > lb:
 			b++
 		default:
-			for x := g.start[a]; x < g.start[a+1]; x++ {
-				ru, rv := kv[int(g.u[x])*nh:], kv[int(g.v[x])*nh:]
-				for y := h.start[b]; y < h.start[b+1]; y++ {
-					w, z := h.u[y], h.v[y]
-					total += ru[w]*rv[z] + ru[z]*rv[w]
+			pg := int(g.start[a+1] - g.start[a])
+			ph := int(h.start[b+1] - h.start[b])
+			rep.Comparisons += int64(pg) * int64(ph)
+			if int64(pg)*int64(ph) <= 2*int64(pg)*int64(nh)+2*int64(ng)*int64(ph) {
+				var s float64
+				for x := g.start[a]; x < g.start[a+1]; x++ {
+					ru, rv := kv[int(g.u[x])*nh:], kv[int(g.v[x])*nh:]
+					for y := h.start[b]; y < h.start[b+1]; y++ {
+						w, z := h.u[y], h.v[y]
+						s += ru[w]*rv[z] + ru[z]*rv[w]
+					}
 				}
+				total += 2 * s
+			} else {
+				var s float64
+				s, buf = spGroupByRows(g, h, a, b, kv, ng, nh, buf)
+				total += s
 			}
-			rep.Comparisons += int64(g.start[a+1]-g.start[a]) * int64(h.start[b+1]-h.start[b])
 			a++
 			b++
 		}
 	}
-	return 2 * total
+	return total, buf
+}
+
+// spGroupByRows returns S_d for length group a of g and b of h through the
+// matrix T of spPairGeneric, built only for the rows of vertices on a path of
+// the group.
+func spGroupByRows(g, h *spPaths, a, b int, kv []float64, ng, nh int, buf []float64) (float64, []float64) {
+	buf = grow(buf, ng*nh+ng)
+	T, used := buf[:ng*nh], buf[ng*nh:ng*nh+ng]
+	clear(used)
+	for x := g.start[a]; x < g.start[a+1]; x++ {
+		u, v := int(g.u[x]), int(g.v[x])
+		for _, r := range [2]int{u, v} {
+			if used[r] == 0 {
+				used[r] = 1
+				clear(T[r*nh : (r+1)*nh])
+			}
+		}
+		tu, tv := T[u*nh:(u+1)*nh], T[v*nh:(v+1)*nh]
+		ku, kvv := kv[u*nh:(u+1)*nh], kv[v*nh:(v+1)*nh]
+		for z := range tu {
+			tu[z] += kvv[z]
+			tv[z] += ku[z]
+		}
+	}
+	var total float64
+	for u := 0; u < ng; u++ {
+		if used[u] == 0 {
+			continue
+		}
+		tu, ku := T[u*nh:(u+1)*nh], kv[u*nh:(u+1)*nh]
+		var s float64
+		for y := h.start[b]; y < h.start[b+1]; y++ {
+			w, z := h.u[y], h.v[y]
+			s += ku[w]*tu[z] + ku[z]*tu[w]
+		}
+		total += s
+	}
+	return total, buf
 }
 
 // EstimateBytes implements MemoryEstimator: the explicit map has up to P²

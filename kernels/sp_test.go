@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -85,4 +86,65 @@ func explicitImplicitSame(t *testing.T, what string, k Kernel, gs []*graph.Graph
 		t.Fatal(err)
 	}
 	requireEqual(t, what, ke, ki)
+}
+
+// TestSPImplicitAgainstBruteForce checks the implicit shortest-path kernel
+// with a real-valued vertex kernel against Equation (sp) summed term by term
+// over ordered pairs of vertex pairs. The graphs are large and dense enough
+// that some length groups take the row-by-row scheme of spPairGeneric and
+// others the pairwise comparison; the sums differ only in their order, so
+// they agree to rounding.
+func TestSPImplicitAgainstBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	var gs []*graph.Graph
+	for _, tc := range []struct {
+		n int
+		p float64
+	}{{3, 1}, {12, 0.3}, {30, 0.08}, {40, 0.05}, {25, 0.5}} {
+		g := graphtest.Random(r, tc.n, tc.p, 1, 1)
+		attrs := make([]float64, 3*g.N())
+		for i := range attrs {
+			attrs[i] = r.Float64()
+		}
+		var edges []graph.Edge
+		for u := 0; u < g.N(); u++ {
+			for _, v := range g.Neighbors(u) {
+				edges = append(edges, graph.Edge{U: int32(u), V: v})
+			}
+		}
+		gs = append(gs, attrGraph(t, g.Labels, edges, attrs, 3))
+	}
+	k := &ShortestPath{Attr: &AttrKernel{Kind: "rbf", Sigma: 0.7}}
+	K, _, err := k.Gram(context.Background(), gs, Implicit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The kernel scales the attributes to [0, 1] over the data set first.
+	gs = graph.ScaleAttributes(gs)
+	vk := RBF{Sigma: 0.7}
+	for i, g := range gs {
+		for j := i; j < len(gs); j++ {
+			h := gs[j]
+			dg, dh := graph.Distances(g), graph.Distances(h)
+			var want float64
+			for u := 0; u < g.N(); u++ {
+				for v := 0; v < g.N(); v++ {
+					d := dg[u*g.N()+v]
+					if u == v || d <= 0 {
+						continue
+					}
+					for w := 0; w < h.N(); w++ {
+						for z := 0; z < h.N(); z++ {
+							if w != z && dh[w*h.N()+z] == d {
+								want += vk.Vertex(g, u, h, w) * vk.Vertex(g, v, h, z)
+							}
+						}
+					}
+				}
+			}
+			if got := K.At(i, j); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Errorf("K(%d,%d) = %v, want %v", i, j, got, want)
+			}
+		}
+	}
 }
