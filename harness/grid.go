@@ -358,6 +358,9 @@ func (s *Spec) Plan(profile string, threads int) (*Plan, error) {
 	if !slices.Contains(Profiles(), profile) {
 		return nil, fmt.Errorf("unknown profile %q (known: %s)", profile, strings.Join(Profiles(), ", "))
 	}
+	if !s.Defines(profile) {
+		return nil, fmt.Errorf("spec %s does not define profile %q", s.Name, profile)
+	}
 	p := &Plan{Spec: s, Profile: profile, Axes: s.Grid, Measure: s.Measure, Limits: s.Limits, Evaluation: s.Evaluation}
 	if o, ok := s.Overrides[profile]; ok {
 		p.Axes = o.merge(s.Grid)

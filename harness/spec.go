@@ -20,14 +20,28 @@ import (
 )
 
 // The profiles a spec may define. Quick is what `make reproduce` runs in
-// minutes; Full is the paper's scale.
+// minutes; Full is the paper's scale. Medium, which a spec defines only
+// where the full scale takes days on a small machine, keeps the real data
+// sets and cuts the evaluation down to hours.
 const (
-	Quick = "quick"
-	Full  = "full"
+	Quick  = "quick"
+	Medium = "medium"
+	Full   = "full"
 )
 
 // Profiles lists the known profile names.
-func Profiles() []string { return []string{Quick, Full} }
+func Profiles() []string { return []string{Quick, Medium, Full} }
+
+// Defines reports whether the profile can be planned for s: quick and full
+// always can (a spec without an override runs at its own values), medium
+// only when s defines it.
+func (s *Spec) Defines(profile string) bool {
+	if profile == Medium {
+		_, ok := s.Overrides[Medium]
+		return ok
+	}
+	return slices.Contains(Profiles(), profile)
+}
 
 // Spec is one experiment: one table or figure of the paper, decoded and
 // validated from a YAML file.

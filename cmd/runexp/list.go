@@ -53,6 +53,9 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			continue
 		}
 		for _, prof := range harness.Profiles() {
+			if !s.Defines(prof) {
+				continue
+			}
 			p, err := s.Plan(prof, 0)
 			if err != nil {
 				bad++

@@ -16,7 +16,7 @@ import (
 // cmdRun runs experiment specs and records their results.
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run")
-	profile := fs.String("profile", harness.Quick, "profile: quick (minutes on 2 cores) or full (the paper's scale)")
+	profile := fs.String("profile", harness.Quick, "profile: quick (minutes on 2 cores), medium (hours: real data, a smaller evaluation; where a spec defines it) or full (the paper's scale)")
 	out := fs.String("out", "results", "results root; a spec writes `DIR`/<spec name>/")
 	threads := fs.Int("threads", 0, "threads per kernel; 0 keeps the spec's (default 1, as in the paper)")
 	shard := fs.String("shard", "", "run only shard `i/N` of each grid (0 ≤ i < N), into <out>/<spec>/shard-i-of-N/")
