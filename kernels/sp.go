@@ -475,18 +475,61 @@ func spGroupByRows(g, h *spPaths, a, b int, kv []float64, ng, nh int, buf []floa
 	return total, buf
 }
 
-// EstimateBytes implements MemoryEstimator: the explicit map has up to P²
-// non-zeros per ordered pair of vertices joined by a path, when the vertex
-// feature map has P.
+// EstimateBytes implements MemoryEstimator for the explicit method; the
+// implicit one holds the paths of two graphs at a time, which is small.
+// As Walk.EstimateBytes does, it maps a sample of the graphs and scales
+// what it produces to all graphs, here by their ordered pairs of
+// vertices.
+//
+// The estimate is gcHeadroom times the larger of the data live while the
+// vectors are computed (the vectors, the interner, the accumulator, the
+// scaled attributes and one graph's distances and vertex features) and
+// while they are multiplied (see dotBytes).
 func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method) int64 {
-	if m != Explicit || k.Attr == nil {
+	if m != Explicit || len(gs) == 0 {
 		return 0
 	}
-	p := int64(max(k.Attr.Iterations, 1))
-	var pairs int64
-	for _, g := range gs {
-		n := int64(g.N())
-		pairs += n * (n - 1)
+	if k.Attr != nil {
+		if k.Attr.validate() != nil {
+			return 0
+		}
+		// Scaled as the Gram computation scales them, so that they fall
+		// into the same bins.
+		gs = graph.ScaleAttributes(gs)
 	}
-	return 52 * pairs * p * p
+	n := len(gs)
+	pairs := make([]float64, n)
+	var attrs, largest float64
+	for i, g := range gs {
+		ng := float64(g.N())
+		pairs[i] = ng * (ng - 1)
+		attrs += ng * float64(g.AttrDim)
+		largest = max(largest, ng)
+	}
+	smp := drawSample(pairs, estimateSample, estimateTop)
+	vecs, err := k.FeatureVectors(context.Background(), smp.graphs(gs))
+	if err != nil {
+		return 0
+	}
+	nnzs := make([]float64, len(vecs))
+	for i, v := range vecs {
+		nnzs[i] = float64(v.Len())
+	}
+	nnz := smp.total(nnzs, pairs)
+	dim := smp.features(vecs, pairs)
+
+	perFeat := mapBytes192 + accBytes
+	if k.Attr == nil && isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
+		perFeat = mapBytes64 + accBytes
+	}
+	// One graph's distances are live at a time.
+	transient := 4 * largest * largest
+	if k.Attr != nil {
+		// The Gram's scaled copy of the attributes, and one graph's
+		// vertex features, a Feature per binning iteration and vertex.
+		transient += 8*attrs + 16*largest*float64(k.Attr.Iterations)
+	}
+	vb := nonzeroBytes*nnz + vecBytes*float64(n)
+	phi := vb + perFeat*dim + transient
+	return int64(gcHeadroom * max(phi, dotBytes(vb, nnz, dim)))
 }

@@ -2,48 +2,128 @@ package kernels
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
 
-// TestGramSchemesAgree checks that the merge-join and inverted-index Gram
-// schemes give the same matrix to the bit, with and without weights, on
-// random sparse vectors with non-integer values (where a different order of
-// summation would show).
-func TestGramSchemesAgree(t *testing.T) {
-	r := rand.New(rand.NewPCG(13, 14))
-	const n, dim = 40, 300
+// randomVecs returns n sparse vectors over dim ids, each id present with
+// probability p, with non-integer values, where a different order of
+// summation would show. Every fifth vector is empty, and the ids of the
+// others grow with their index, as an interner's do, so that blocks of
+// columns miss the last ids of later rows.
+func randomVecs(r *rand.Rand, n, dim int, p float64) []Vec {
 	vecs := make([]Vec, n)
-	df := make([]int32, dim)
 	for i := range vecs {
-		for id := uint32(0); id < dim; id++ {
-			if r.Float64() < 0.1 {
+		if i%5 == 4 {
+			continue
+		}
+		top := uint32(dim * (i + 1) / n)
+		for id := uint32(0); id < top; id++ {
+			if r.Float64() < p {
 				vecs[i].IDs = append(vecs[i].IDs, id)
 				vecs[i].Vals = append(vecs[i].Vals, r.NormFloat64())
-				df[id]++
 			}
 		}
 	}
+	return vecs
+}
+
+// TestGramSchemesAgree checks that the merge joins and the blocked posting
+// lists give the same matrix to the bit, with and without weights, for any
+// number of threads and any budget: down to one posting, which puts every
+// graph in a block of its own, and up to all vectors in one block.
+func TestGramSchemesAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	const n, dim = 40, 300
+	vecs := randomVecs(r, n, dim, 0.1)
 	weights := make([]float64, dim)
 	for i := range weights {
 		weights[i] = r.Float64()
 	}
+	var nnz int
+	for _, v := range vecs {
+		nnz += v.Len()
+	}
+	budgets := []int{
+		postingBytes,           // one graph per block
+		50 * postingBytes,      // a few graphs per block
+		nnz / 3 * postingBytes, // three blocks
+		nnz * postingBytes,     // one block
+		gramBlockBytes,         // the default: one block
+	}
+	ctx := context.Background()
 	for _, w := range [][]float64{nil, weights} {
-		a, err := gramMerge(context.Background(), vecs, w, 1)
+		want, err := gramMerge(ctx, vecs, w, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, threads := range []int{1, 2, 3} {
-			b, err := gramInverted(context.Background(), vecs, w, df, threads)
+			got, err := gramMerge(ctx, vecs, w, threads)
 			if err != nil {
 				t.Fatal(err)
 			}
-			requireEqual(t, "merge vs inverted", a, b)
-			c, err := gramMerge(context.Background(), vecs, w, threads)
+			requireEqual(t, fmt.Sprintf("merge, weights %t, threads %d", w != nil, threads), want, got)
+			for _, budget := range budgets {
+				got, err := gramBlocked(ctx, vecs, w, make([]int32, dim), budget, threads)
+				if err != nil {
+					t.Fatal(err)
+				}
+				requireEqual(t, fmt.Sprintf("budget %d, weights %t, threads %d", budget, w != nil, threads), want, got)
+			}
+		}
+	}
+}
+
+// TestGramFromVecsSchemes checks that gramFromVecs gives the merge joins'
+// matrix both where it takes the merge joins (dense vectors) and where it
+// takes the posting lists (rare features).
+func TestGramFromVecsSchemes(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	tests := []struct {
+		name   string
+		n, dim int
+		p      float64
+	}{
+		{"dense", 30, 50, 0.8},
+		{"rare", 200, 20000, 0.002},
+	}
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vecs := randomVecs(r, tt.n, tt.dim, tt.p)
+			want, err := gramMerge(ctx, vecs, nil, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			requireEqual(t, "merge with threads", a, c)
+			for _, threads := range []int{1, 2} {
+				got, err := gramFromVecs(ctx, vecs, nil, threads)
+				if err != nil {
+					t.Fatal(err)
+				}
+				requireEqual(t, fmt.Sprintf("threads %d", threads), want, got)
+			}
+		})
+	}
+}
+
+// TestAccumulatorFlushAllocates checks that a vector flushed into nil
+// slices is allocated at its length, not with append's spare capacity,
+// which would grow the feature matrix by up to a half.
+func TestAccumulatorFlushAllocates(t *testing.T) {
+	for _, n := range []int{1, 7, 300, 5000} {
+		var a accumulator
+		for id := range n {
+			a.add(uint32(3*id), 1)
+		}
+		ids, vals := a.flush(nil, nil)
+		if len(ids) != n || len(vals) != n {
+			t.Fatalf("%d ids: flushed %d ids, %d values", n, len(ids), len(vals))
+		}
+		// Allocations are rounded up to a size class: at most an eighth
+		// more for these sizes.
+		if cap(ids) > n+max(n/8, 8) || cap(vals) > n+max(n/8, 8) {
+			t.Errorf("%d ids: capacities %d and %d", n, cap(ids), cap(vals))
 		}
 	}
 }

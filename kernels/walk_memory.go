@@ -1,0 +1,322 @@
+package kernels
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/gkbench/gkbench/graph"
+)
+
+// estimateSample is the number of graphs whose feature vectors the memory
+// estimates of explicit maps compute, about 2% of U251 or NCI1; of them
+// estimateTop are the largest graphs, by walks or pairs of vertices,
+// taken whatever their number, since a few large graphs can hold much of
+// the non-zeros, and a sample spread evenly over all graphs misses them:
+// on U251 at walk length 8 it finds 75–82% of the non-zeros, and with the
+// largest graphs taken 90–110%.
+const (
+	estimateSample = 64
+	estimateTop    = 16
+)
+
+// Bytes of the data that explicit maps hold per interned feature or per
+// non-zero, as FeatureVectors and gramFromVecs allocate them.
+const (
+	// A Go map stores a control byte and a slot per entry, at a load
+	// between 7/16 (just grown) and 7/8: a slot is 16 bytes for a
+	// uint64 key and a uint32 value, 32 bytes for a [3]uint64 key.
+	mapBytes64  = 17 * 16.0 / 7
+	mapBytes192 = 33 * 16.0 / 7
+	// An accumulator holds 9 bytes per id, in arrays at most 1.25 times
+	// the number of ids.
+	accBytes = 9 * 1.25
+	// The weights of the Max-l-walk kernel, a float64 per id, grown by
+	// append.
+	weightBytes = 8 * 1.25
+	// The parallel walk map's global interner has a uint64 key and two to
+	// four uint32 slots per id, and each chunk records a uint64 key per
+	// id, grown by append.
+	internBytes   = 8*2 + 4*4
+	chunkKeyBytes = 8 * 1.25
+	// A non-zero of the feature vectors, allocated at its size by
+	// accumulator.flush, and a vector's header.
+	nonzeroBytes = 4 + 8
+	vecBytes     = 48
+	// gcHeadroom is the ratio of the heap to the live data that the
+	// garbage collector allows at the default GOGC=100: the heap that a
+	// run is measured and limited by holds up to that much garbage.
+	gcHeadroom = 2
+)
+
+// estimationSample is a sample of graphs for a memory estimate: the top
+// graphs, the largest, and rest, spread evenly over the others, as
+// indices into the graphs.
+type estimationSample struct {
+	top, rest []int
+}
+
+// drawSample returns a sample of at most size graphs, of which top are
+// those of largest sizes, or all graphs if there are at most size.
+func drawSample(sizes []float64, size, top int) estimationSample {
+	n := len(sizes)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	if n <= size {
+		return estimationSample{top: order}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sizes[b], sizes[a]) })
+	taken := make([]bool, n)
+	for _, i := range order[:top] {
+		taken[i] = true
+	}
+	s := estimationSample{top: slices.Clone(order[:top])}
+	others := order[:0]
+	for i := range n {
+		if !taken[i] {
+			others = append(others, i)
+		}
+	}
+	m := size - top
+	for j := range m {
+		s.rest = append(s.rest, others[j*len(others)/m])
+	}
+	return s
+}
+
+// graphs returns the sample's graphs, the top ones first.
+func (s estimationSample) graphs(gs []*graph.Graph) []*graph.Graph {
+	out := make([]*graph.Graph, 0, len(s.top)+len(s.rest))
+	for _, i := range s.top {
+		out = append(out, gs[i])
+	}
+	for _, i := range s.rest {
+		out = append(out, gs[i])
+	}
+	return out
+}
+
+// total estimates Σ_i x_i over all graphs from x, the values of the
+// sample's graphs in the order of graphs, and the sizes of all graphs,
+// which x follows: the top graphs' values, and the rest's scaled by size
+// to all graphs but the top ones.
+func (s estimationSample) total(x, sizes []float64) float64 {
+	var t, restX, restSize, others float64
+	for k, i := range s.top {
+		t += x[k]
+		others -= sizes[i]
+	}
+	for k, i := range s.rest {
+		restX += x[len(s.top)+k]
+		restSize += sizes[i]
+	}
+	for _, w := range sizes {
+		others += w
+	}
+	return t + scaled(restX, restSize, others)
+}
+
+// features estimates the number of distinct features of all graphs from
+// the vectors of the sample's graphs, in the order of graphs, and the
+// sizes of all graphs: those of all graphs but the top ones, extrapolated
+// from the rest, and the top graphs' features that the rest do not have.
+//
+// By Good and Turing, the number of the rest's features that only one of
+// its graphs has, per unit of size, is the rate at which its last graphs
+// brought new features. The expected number of distinct features is
+// concave in the number of graphs, so the rate only falls as graphs are
+// added, and extrapolating it linearly over-estimates: by 3.6–7.4× on
+// U251 and NCI1 at walk lengths 6 to 10, extrapolated 80 to 100 times.
+// Fitting a growth law instead (Heaps' D ∝ W^β, or a power law of the
+// rate) is closer on average but under-estimates by up to 2× on the same
+// data: how fast the rate falls changes with the number of graphs, either
+// way.
+func (s estimationSample) features(vecs []Vec, sizes []float64) float64 {
+	top, rest := vecs[:len(s.top)], vecs[len(s.top):]
+	distinct, once := sampleFeatures(rest)
+	var restSize, others float64
+	for _, i := range s.rest {
+		restSize += sizes[i]
+	}
+	for _, w := range sizes {
+		others += w
+	}
+	for _, i := range s.top {
+		others -= sizes[i]
+	}
+	seen := make(map[uint32]bool)
+	for _, v := range rest {
+		for _, id := range v.IDs {
+			seen[id] = true
+		}
+	}
+	var topOnly float64
+	for _, v := range top {
+		for _, id := range v.IDs {
+			if !seen[id] {
+				seen[id] = true
+				topOnly++
+			}
+		}
+	}
+	return topOnly + distinct + scaled(once, restSize, max(others-restSize, 0))
+}
+
+// scaled returns x, measured on a sample of size ws, scaled to size w,
+// where size is a measure that x follows (walks, pairs of vertices).
+func scaled(x, ws, w float64) float64 {
+	if ws <= 0 {
+		return x
+	}
+	return x * w / ws
+}
+
+// sampleFeatures returns the number of distinct features in vecs and the
+// number of them in only one vector.
+func sampleFeatures(vecs []Vec) (distinct, once float64) {
+	df := make(map[uint32]int32)
+	for _, v := range vecs {
+		for _, id := range v.IDs {
+			df[id]++
+		}
+	}
+	for _, d := range df {
+		if d == 1 {
+			once++
+		}
+	}
+	return float64(len(df)), once
+}
+
+// dotBytes returns the data live while gramFromVecs multiplies nnz
+// non-zeros with dim ids: the vectors, the document frequencies (reused
+// as the posting lists' index) and the posting lists of one block.
+func dotBytes(vecs, nnz, dim float64) float64 {
+	return vecs + 4*dim + min(gramBlockBytes, postingBytes*nnz)
+}
+
+// EstimateBytes implements MemoryEstimator for the explicit method; the
+// implicit one holds a product graph of two graphs at a time, which is
+// small. It maps a sample of the graphs (see estimateSample) and scales
+// what it produces to all graphs by their numbers of walks, which are
+// counted in O(l·|E|) per graph: the non-zeros by walks of length l (of
+// every length up to l, for Max), the label sequences, interned for every
+// length up to l, by walks of every length up to l. Scaling by walks
+// rather than by graphs follows the graphs' sizes.
+//
+// The estimate is gcHeadroom times the larger of the data live while the
+// vectors are computed (the vectors, the interner, the accumulators and,
+// for Max, the weights; or the parallel map's per-chunk keys and global
+// interner) and while they are multiplied (see dotBytes). It costs about
+// estimateSample/len(gs) of the feature map, or more, since the sample
+// holds the largest graphs.
+func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method) int64 {
+	if m != Explicit || len(gs) == 0 || k.validate() != nil {
+		return 0
+	}
+	n := len(gs)
+	walks, all := make([]float64, n), make([]float64, n)
+	for i, g := range gs {
+		walks[i], all[i] = k.walks(g)
+	}
+	smp := drawSample(all, estimateSample, estimateTop)
+	sample := smp.graphs(gs)
+	// WL colours are equal exactly when the unfolding trees are, so the
+	// sample, refined alone, has the label sequences it has in gs.
+	if k.WL > 0 {
+		sample = graph.RefineGraphs(sample, k.WL, graph.FromLabels)
+	}
+	// The sample is mapped as by a Max-l-walk kernel whose weights are
+	// the lengths: its vectors then hold every sequence the interner
+	// holds, with its length.
+	lk := *k
+	lk.Max, lk.Lambda = true, make([]float64, k.Length+1)
+	for i := range lk.Lambda {
+		lk.Lambda[i] = float64(i)
+	}
+	var b *walkMapper
+	var err error
+	if isDirac(k.Vertex) && isDirac(k.Edge) {
+		b, err = newDiracWalkMapper(&lk, sample)
+	} else {
+		b, err = newGenericWalkMapper(&lk)
+	}
+	if err != nil {
+		return 0
+	}
+	vecs := make([]Vec, len(sample))
+	nnzs, seqsOf := make([]float64, len(sample)), make([]float64, len(sample))
+	for i, g := range sample {
+		if vecs[i], err = b.graphVector(context.Background(), g); err != nil {
+			return 0
+		}
+		seqsOf[i] = float64(vecs[i].Len())
+		if k.Max {
+			nnzs[i] = seqsOf[i]
+			continue
+		}
+		for _, id := range vecs[i].IDs {
+			if b.weights[id] == float64(k.Length) {
+				nnzs[i]++
+			}
+		}
+	}
+	nnz := smp.total(nnzs, walks)
+	seqs := smp.features(vecs, all)
+
+	vb := nonzeroBytes*nnz + vecBytes*float64(n)
+	var phi float64
+	if threadsOr(k.Threads) > 1 && b.dirac && !(k.Max && k.Lambda != nil) {
+		// parallelVectors: every chunk's keys are kept until they are
+		// merged, and up to threads chunks are mapped at a time. A
+		// chunk has at most the sequences of its graphs together.
+		perGraph := smp.total(seqsOf, all)
+		threads := float64(min(threadsOr(k.Threads), (n+walkChunk-1)/walkChunk))
+		phi = vb + internBytes*seqs + chunkKeyBytes*perGraph +
+			threads*(mapBytes64+2*accBytes)*perGraph*walkChunk/float64(n)
+	} else {
+		perSeq := mapBytes64 + 2*accBytes
+		if !b.dirac {
+			perSeq = mapBytes192 + 2*accBytes
+		}
+		if k.Max && k.Lambda != nil {
+			perSeq += weightBytes
+		}
+		phi = vb + perSeq*seqs
+	}
+	return int64(gcHeadroom * max(phi, dotBytes(vb, nnz, seqs)))
+}
+
+// walks returns the number of walks in g of length l, or of every length
+// up to l for Max, whose vectors count them all, and of every length up to
+// l.
+func (k *Walk) walks(g *graph.Graph) (l, all float64) {
+	n := g.N()
+	cur, nxt := make([]float64, n), make([]float64, n)
+	for v := range cur {
+		cur[v] = 1
+	}
+	all = float64(n)
+	for i := 1; i <= k.Length; i++ {
+		for u := range nxt {
+			var s float64
+			for _, v := range g.Adj[g.Offsets[u]:g.Offsets[u+1]] {
+				s += cur[v]
+			}
+			nxt[u] = s
+		}
+		cur, nxt = nxt, cur
+		for _, w := range cur {
+			all += w
+		}
+	}
+	if k.Max {
+		return all, all
+	}
+	for _, w := range cur {
+		l += w
+	}
+	return l, all
+}
