@@ -109,10 +109,11 @@ type outcome struct {
 }
 
 // runOnce computes one Gram matrix under the limits and classifies how it
-// ended. Only the Gram call is timed; garbage from earlier runs is
-// collected first so that it counts neither against the limit nor in the
-// peak.
-func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method, lim Limits, every time.Duration) outcome {
+// ended; costs are the cost constants of the automatic method's advice
+// (nil: the kernels' defaults). Only the Gram call is timed; garbage from
+// earlier runs is collected first so that it counts neither against the
+// limit nor in the peak.
+func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method, lim Limits, every time.Duration, costs kernels.Costs) outcome {
 	runtime.GC()
 	out := outcome{heapBase: heapBytes()}
 	// A kernel that can predict its memory is refused before it starts
@@ -141,7 +142,7 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 	}
 	w := watchHeap(cancelMem, lim.Memory, every)
 
-	rep, note, err := safeGram(runCtx, k, gs, m)
+	rep, note, err := safeGram(runCtx, k, gs, m, costs)
 	out.note = note
 	end := time.Now()
 	out.wall = end.Sub(start)
@@ -170,8 +171,9 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 }
 
 // safeGram calls k.Gram and turns a panic into an error, so that one
-// broken cell is an error row instead of the end of a long run.
-func safeGram(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method) (rep *kernels.Report, note string, err error) {
+// broken cell is an error row instead of the end of a long run. The
+// automatic method asks the kernel's advice with costs first.
+func safeGram(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method, costs kernels.Costs) (rep *kernels.Report, note string, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("kernel %s panicked: %v", k.Name(), v)
@@ -183,7 +185,7 @@ func safeGram(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernel
 		if !ok {
 			return nil, "", fmt.Errorf("kernel %s cannot choose its method", k.Name())
 		}
-		a, err := adv.Advise(ctx, gs, kernels.AdviseOptions{Seed: 1})
+		a, err := adv.Advise(ctx, gs, kernels.AdviseOptions{Seed: 1, Costs: costs})
 		if err != nil {
 			return nil, "", err
 		}

@@ -73,6 +73,9 @@ type Runner struct {
 	SampleEvery time.Duration
 	// Log, if not nil, receives a line per accuracy of the evaluation.
 	Log io.Writer
+	// Costs are the cost constants the automatic method's advice uses,
+	// as measured by runexp calibrate; nil means the kernels' defaults.
+	Costs kernels.Costs
 }
 
 // RunResult tells what a run did.
@@ -337,7 +340,7 @@ func (cr *cellRun) method(ctx context.Context, m kernels.Method) error {
 	}
 	every := cr.r.SampleEvery
 	for w := 1; w <= cr.p.Measure.Warmup; w++ {
-		o := runOnce(ctx, k, cr.ds.Graphs, m, cr.p.Limits, every)
+		o := runOnce(ctx, k, cr.ds.Graphs, m, cr.p.Limits, every, cr.r.Costs)
 		if o.interrupted {
 			return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 		}
@@ -347,7 +350,7 @@ func (cr *cellRun) method(ctx context.Context, m kernels.Method) error {
 	}
 	for i, rep := range todo {
 		r := cr.row(m, rep)
-		o := runOnce(ctx, k, cr.ds.Graphs, m, cr.p.Limits, every)
+		o := runOnce(ctx, k, cr.ds.Graphs, m, cr.p.Limits, every, cr.r.Costs)
 		if o.interrupted {
 			return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 		}

@@ -547,7 +547,7 @@ func (k *estimatingKernel) EstimateBytes([]*graph.Graph, kernels.Method) int64 {
 func TestMemoryEstimateRefused(t *testing.T) {
 	f := newFakeKernels(nil)
 	k := &estimatingKernel{fakeKernel{f: f, id: "big"}}
-	out := runOnce(context.Background(), k, nil, kernels.Explicit, Limits{Memory: 1 << 30}, 0)
+	out := runOnce(context.Background(), k, nil, kernels.Explicit, Limits{Memory: 1 << 30}, 0, nil)
 	if out.status != StatusOOM || out.estimate != 1<<40 {
 		t.Errorf("status %q, estimate %d; want oom and 1 TiB", out.status, out.estimate)
 	}

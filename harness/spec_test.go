@@ -178,7 +178,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"tiny memory", func(t *testing.T) string { return mutate(t, "memory: 1GiB", "memory: 10") },
 			`x.yaml:14: field limits.memory: "10" out of range [1MiB, 1PiB]`},
 		{"unknown profile", func(t *testing.T) string { return mutate(t, "  quick:", "  fast:") },
-			`x.yaml:16: field profiles.fast: unknown profile "fast" (known: quick, full)`},
+			`x.yaml:16: field profiles.fast: unknown profile "fast" (known: quick, medium, full)`},
 		{"profile adds an axis", func(t *testing.T) string { return mutate(t, "      d: [2]", "      wl: [1]") },
 			"x.yaml:18: field profiles.quick.grid.wl: not an axis of the spec's grid; a profile may only change the values of existing axes"},
 		{"profile axis out of range", func(t *testing.T) string { return mutate(t, "      d: [2]", "      d: [0]") },

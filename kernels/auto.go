@@ -2,8 +2,12 @@ package kernels
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gkbench/gkbench/graph"
@@ -18,12 +22,32 @@ type Prediction struct {
 	Why string
 }
 
+// CostTerm is one term of a predicted time: work counted by a probe and
+// scaled to the data set, times the per-machine constant that prices it.
+type CostTerm struct {
+	// Name is the constant's name in Costs.
+	Name string
+	// Count is the work, in Unit, scaled to the data set.
+	Count float64
+	Unit  string
+	// NS is the constant: nanoseconds per unit of work.
+	NS float64
+}
+
+// Seconds returns the term's time.
+func (t CostTerm) Seconds() float64 { return t.Count * t.NS * 1e-9 }
+
 // Advice compares the predicted times of both methods; Choice is the faster.
 type Advice struct {
 	Explicit, Implicit Prediction
 	Choice             Method
-	// Probe is the time the probes took.
-	Probe time.Duration
+	// Probe is the time the probes took, and Prep the time spent
+	// preparing the graphs for them (Weisfeiler-Lehman refinement),
+	// which the Gram computation repeats and reports as TPrep.
+	Probe, Prep time.Duration
+	// Terms holds, by method, the counts and constants whose products
+	// sum to the predictions of advisors with a cost model.
+	Terms map[Method][]CostTerm
 }
 
 // String formats the advice on one line.
@@ -69,17 +93,154 @@ func (c Costs) Get(name string, def float64) float64 {
 	return def
 }
 
-// Advise implements Advisor for the walk kernel. The implicit method is
-// probed on random pairs of graphs, whose product graphs cost what all
-// pairs cost on average. The explicit method is probed on a random sample
-// of graphs: its feature maps scale with the number of graphs, its dot
-// products with the number of pairs, each at the sample's cost per graph
-// and per pair (the non-zeros per graph do not depend on how many graphs
-// there are). The probes are held to a twentieth of the faster method's
-// predicted time: the explicit probe stops as soon as its maps alone,
-// scaled to all graphs, exceed that budget times twenty, which already
-// decides the choice, and the implicit probe grows only while the budget
-// allows.
+// The names of the walk kernel's cost constants, all in nanoseconds per
+// unit of counted work. The implicit method is priced per pair, per
+// product vertex and edge built, and per product vertex and edge in each
+// of the l steps of walk counting; with base kernels other than Dirac it
+// evaluates every candidate vertex and edge pair and steps over weighted
+// arcs instead. The explicit maps are priced per sequence extension (an
+// interning and an accumulation), per distinct sequence (a new entry of
+// the interner) and per non-zero flushed into a per-vertex or graph
+// vector, each times log2 of the number F of distinct sequences: they
+// access the interner and the accumulator, whose F entries outgrow one
+// level of the cache hierarchy after another (on the calibration data the
+// log-factor model is within 1.5× where a linear one is off by 2×). To
+// these come the vertices and arcs visited in each round. The dot
+// products per merge step and per pair for merge joins, and per product
+// and per posting for posting lists.
+const (
+	costImplicitPair          = "walk.implicit.ns_per_pair"
+	costImplicitVertex        = "walk.implicit.ns_per_product_vertex"
+	costImplicitEdge          = "walk.implicit.ns_per_product_edge"
+	costImplicitVertexStep    = "walk.implicit.ns_per_vertex_step"
+	costImplicitEdgeStep      = "walk.implicit.ns_per_edge_step"
+	costImplicitCandidate     = "walk.implicit.generic.ns_per_candidate"
+	costImplicitArcStep       = "walk.implicit.generic.ns_per_arc_step"
+	costExplicitExtend        = "walk.explicit.ns_per_extend_log"
+	costExplicitGenericExtend = "walk.explicit.generic.ns_per_extend_log"
+	costExplicitFeature       = "walk.explicit.ns_per_feature_log"
+	costExplicitNonzero       = "walk.explicit.ns_per_nonzero_log"
+	costExplicitStep          = "walk.explicit.ns_per_vertex_step"
+	costExplicitMergeStep     = "walk.explicit.ns_per_merge_step"
+	costExplicitMergeTurn     = "walk.explicit.ns_per_merge_turn"
+	costExplicitMergePair     = "walk.explicit.ns_per_merge_pair"
+	costExplicitProduct       = "walk.explicit.ns_per_posting_product"
+	costExplicitPosting       = "walk.explicit.ns_per_posting"
+	costExplicitPostingPair   = "walk.explicit.ns_per_posting_pair"
+)
+
+// WalkCostDefaults returns the walk kernel's cost constants as measured by
+// Walk.Calibrate (runexp calibrate, full design) on the 2-core AMD EPYC
+// virtual machine the defaults were set on, while other processes shared
+// its cores (calibration counts the shorter of wall and CPU time, so they
+// are about an idle machine's). A machine of similar speed gets the same
+// choices, and a faster or slower one mostly too, since both methods'
+// constants scale alike.
+func WalkCostDefaults() Costs {
+	return Costs{
+		costImplicitPair:          334,
+		costImplicitVertex:        5.23,
+		costImplicitEdge:          2.84,
+		costImplicitVertexStep:    0.154,
+		costImplicitEdgeStep:      1.2,
+		costImplicitCandidate:     9.58,
+		costImplicitArcStep:       1.27,
+		costExplicitExtend:        0.429,
+		costExplicitGenericExtend: 4.31,
+		costExplicitFeature:       3.83,
+		costExplicitNonzero:       4.58,
+		costExplicitStep:          9.2,
+		costExplicitMergeStep:     1.89,
+		costExplicitMergeTurn:     0.336,
+		costExplicitMergePair:     8.69,
+		costExplicitProduct:       2.49,
+		costExplicitPosting:       11.3,
+		costExplicitPostingPair:   10.4,
+	}
+}
+
+// walkModel prices counted work with the constants of Costs, falling back
+// to the defaults for every name Costs does not have.
+type walkModel struct {
+	costs, defaults Costs
+}
+
+func newWalkModel(c Costs) walkModel { return walkModel{c, WalkCostDefaults()} }
+
+// term returns count units of work priced by the constant name.
+func (m walkModel) term(name string, count float64, unit string) CostTerm {
+	return CostTerm{Name: name, Count: count, Unit: unit, NS: m.costs.Get(name, m.defaults[name])}
+}
+
+// estimate is a method's predicted time by the cost model.
+type estimate struct {
+	seconds float64
+	why     string
+	terms   []CostTerm
+	// lowerBound marks an estimate that is only a lower bound: the probe
+	// was stopped because it alone exceeded its budget, which decides.
+	lowerBound bool
+}
+
+func newEstimate(ts []CostTerm, why string) estimate {
+	return estimate{seconds: sumTerms(ts), why: why, terms: ts}
+}
+
+func sumTerms(ts []CostTerm) float64 {
+	var s float64
+	for _, t := range ts {
+		s += t.Seconds()
+	}
+	return s
+}
+
+// The probes' policy. Minimum probes come first: the label counts of
+// minProbeGraphs graphs for the implicit method and the map of one graph
+// for the explicit one. They cost tens of microseconds, which keeps the
+// advice cheap on runs of a millisecond. The probes grow, the samples by
+// doubling, only while their time stays within probeShare of the faster
+// method's prediction, and not at all when one method is predicted
+// decisive times faster than the other: sampling errors of a few ten
+// percent cannot turn such a ranking.
+const (
+	probeShare       = 0.05
+	decisive         = 4
+	minProbeGraphs   = 16
+	minGenericPairs  = 16
+	maxGenericPairs  = 256
+	maxMapGraphShare = 4 // the explicit probe maps at most n/maxMapGraphShare graphs
+)
+
+// Advise implements Advisor for the walk kernel by a cost model: each
+// method's time is counted work times per-machine constants (Costs, with
+// the defaults of WalkCostDefaults). Both are predicted for one thread.
+//
+// The implicit method's work is the product graphs' sizes, which the
+// probe counts on the pairs of a random sample of graphs without building
+// them (see implicitProbe), and scales to all n(n+1)/2 pairs. With base
+// kernels other than Dirac it builds the product graphs of random pairs,
+// counting the base kernel evaluations too.
+//
+// The explicit method's work is counted while mapping a random sample of
+// m graphs: sequence extensions, flushed non-zeros and vertex visits. They
+// are scaled to all graphs by n/m or, once the budget allows a pass over
+// all graphs, by the ratio of the sample's work to its walk-count proxies
+// (graphProxy), since the work of one graph varies by orders of
+// magnitude. The distinct sequences F of all maps do not scale with the
+// graphs: they are extrapolated from the sample (explicitProbe.features)
+// and bounded by the walks of the label graph (implicitProbe.labelWalks).
+// The dot products are priced for the scheme gramFromVecs will choose:
+// posting lists from the total non-zeros and the sum of squared document
+// frequencies, estimated without bias from the sample's (Σ df² = n·Σp +
+// n(n−1)·Σp², Σp² from Σ d(d−1)/(m(m−1))), and merge joins from the steps
+// and branch turns of the sample's pairs.
+//
+// The probes start at their minimum and grow while they cost less than a
+// twentieth of the faster prediction (see probeShare). Mapping is the one
+// probe whose cost cannot be known before it is done: the first map may
+// take one graph's share of the implicit prediction (or the budget, if
+// that is more), counted as it goes, and a map stopped there makes the
+// explicit prediction a lower bound that already decides.
 func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
 	if err := k.validate(); err != nil {
 		return nil, err
@@ -88,109 +249,877 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	if n == 0 {
 		return nil, fmt.Errorf("walk kernel: advice on no graphs")
 	}
-	start := time.Now()
-	r := rand.New(rand.NewPCG(opt.Seed, 0x6164766963650001)) // "advice"
+	var prep time.Duration
 	if k.WL > 0 {
+		t := time.Now()
 		gs = graph.RefineGraphs(gs, k.WL, graph.FromLabels)
+		prep = time.Since(t)
 	}
+	start := time.Now()
 	seq := *k
 	seq.Threads = 1
-	pairsAll := float64(n) * float64(n+1) / 2
+	model := newWalkModel(opt.Costs)
+	r := rand.New(rand.NewPCG(opt.Seed, 0x6164766963650001)) // "advice"
+	sample := newGraphSample(r, n)
 
-	// Implicit: random pairs, 16 at first.
-	pw := newPairWorkspace(&seq, gs, true)
-	var rep Report
-	probePairs := func(p int) {
-		for q := 0; q < p; q++ {
-			g, h := gs[r.IntN(n)], gs[r.IntN(n)]
-			// Index the graphs first: the Gram computation indexes
-			// each graph once, not once per pair, so that cost is
-			// not the pairs'.
-			pw.labelIndexOf(g)
-			pw.labelIndexOf(h)
-			pw.pair(g, h, &rep)
-		}
-	}
-	implicitSeconds := func() float64 {
-		return (rep.TWDPG + rep.TWalks).Seconds() / float64(rep.Pairs) * pairsAll
-	}
-	probePairs(int(min(pairsAll, 16)))
-	if err := ctx.Err(); err != nil {
+	ip := newImplicitProbe(&seq, gs, sample, r)
+	if err := ip.grow(ctx, minProbeGraphs); err != nil {
 		return nil, err
 	}
+	ep, err := newExplicitProbe(&seq, gs, sample, model)
+	if err != nil {
+		return nil, err
+	}
+	impl := ip.predict(model)
+	// The first maps may take a graph's share of the implicit time even
+	// where that is more than is left of the probes' budget: a map that
+	// exceeds it proves the explicit method slower.
+	budget := max(probeShare*impl.seconds-time.Since(start).Seconds(), impl.seconds/float64(n))
+	if err := ep.grow(ctx, 1, budget); err != nil {
+		return nil, err
+	}
+	expl := ep.predict(model, ip.labelWalks(k.Length))
+	for !expl.lowerBound {
+		fast, slow := min(expl.seconds, impl.seconds), max(expl.seconds, impl.seconds)
+		// With one graph mapped, the dot products are a guess between
+		// bounds (see predict), which decides only where explicit wins
+		// anyway; else a second graph is mapped if the budget allows.
+		pessimistic := ep.m < 2 && expl.seconds > impl.seconds
+		if slow >= decisive*fast && !pessimistic {
+			break
+		}
+		left := time.Duration(probeShare*fast*1e9) - time.Since(start)
+		grew := false
+		// Growth costs are estimated from the probes so far, which may
+		// have been the cheap ones: half the budget left must cover
+		// them. The explicit probe first: its sample is the smaller
+		// and the less certain.
+		if ep.proxies == nil && 2*ep.proxyCost() < left {
+			if err := ep.computeProxies(ctx, ip.labelWalks(k.Length)); err != nil {
+				return nil, err
+			}
+			grew = true
+			left = time.Duration(probeShare*fast*1e9) - time.Since(start)
+		}
+		if next := ep.nextCost(); next > 0 && 2*next < left {
+			if err := ep.grow(ctx, 2*ep.m, left.Seconds()); err != nil {
+				return nil, err
+			}
+			grew = true
+			left = time.Duration(probeShare*fast*1e9) - time.Since(start)
+		}
+		if next := ip.nextCost(); next > 0 && 2*next < left {
+			if err := ip.grow(ctx, 2*ip.size()); err != nil {
+				return nil, err
+			}
+			grew = true
+		}
+		if !grew {
+			break
+		}
+		impl, expl = ip.predict(model), ep.predict(model, ip.labelWalks(k.Length))
+	}
+	a := &Advice{
+		Explicit: Prediction{Explicit, expl.seconds, expl.why},
+		Implicit: Prediction{Implicit, impl.seconds, impl.why},
+		Probe:    time.Since(start),
+		Prep:     prep,
+		Terms:    map[Method][]CostTerm{Explicit: expl.terms, Implicit: impl.terms},
+	}
+	a.Choice = Explicit
+	if impl.seconds < expl.seconds {
+		a.Choice = Implicit
+	}
+	return a, nil
+}
 
-	// Explicit: a sample of graphs, mapped one at a time within budget.
-	s := min(n, max(8, n/20))
-	perm := r.Perm(n)[:s]
+// graphSample draws graphs without replacement, on demand: its first m
+// draws are a uniform random sample of m graphs, for every m.
+type graphSample struct {
+	r     *rand.Rand
+	perm  []int32
+	drawn int
+}
+
+func newGraphSample(r *rand.Rand, n int) *graphSample {
+	p := make([]int32, n)
+	for i := range p {
+		p[i] = int32(i)
+	}
+	return &graphSample{r: r, perm: p}
+}
+
+// at returns the i-th draw, drawing as needed (a lazy Fisher-Yates
+// shuffle); i must be less than the number of graphs.
+func (s *graphSample) at(i int) int {
+	for ; s.drawn <= i; s.drawn++ {
+		j := s.drawn + s.r.IntN(len(s.perm)-s.drawn)
+		s.perm[s.drawn], s.perm[j] = s.perm[j], s.perm[s.drawn]
+	}
+	return int(s.perm[i])
+}
+
+// pairSums accumulates Σ_k x_i(k)·x_j(k) over the pairs i ≤ j of a growing
+// set of graphs, each given by its counts x_i(k) of keys k, in time linear
+// in the graphs: with S_k = Σ_i x_i(k) and Q = Σ_k Σ_i x_i(k)², the pairs
+// i < j sum to (Σ_k S_k² − Q)/2 and the pairs i = j to Q.
+type pairSums struct {
+	s        map[uint64]int64
+	s2, q    int64 // Σ_k S_k², Σ_k Σ_i x_i(k)²
+	distinct int   // keys seen
+}
+
+func (p *pairSums) add(key uint64, x int64) {
+	if p.s == nil {
+		p.s = map[uint64]int64{}
+	}
+	sk, ok := p.s[key]
+	if !ok {
+		p.distinct++
+	}
+	p.s[key] = sk + x
+	p.s2 += 2*sk*x + x*x
+	p.q += x * x
+}
+
+// offDiagonal returns the sum over the pairs i < j, and diagonal over the
+// pairs i = j.
+func (p *pairSums) offDiagonal() int64 { return (p.s2 - p.q) / 2 }
+func (p *pairSums) diagonal() int64    { return p.q }
+
+// addRuns sorts keys and adds each distinct key with its count.
+func (p *pairSums) addRuns(keys []uint64) {
+	slices.Sort(keys)
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j] == keys[i] {
+			j++
+		}
+		p.add(keys[i], int64(j-i))
+		i = j
+	}
+}
+
+// implicitProbe counts the product graphs of the pairs of a random sample
+// of graphs. Under Dirac kernels it does not build them: two graphs'
+// product has Σ_l c_G(l)·c_H(l) vertices over the vertex labels l, and
+// ½·Σ_t a_G(t)·a_H(t) undirected edges over the label triples t of their
+// arcs, since every product edge is a pair of arcs with equal triples, in
+// both directions. Both are sums that pairSums takes over all pairs of the
+// sample at once, so the sample can grow to every graph, where the counts
+// are exact, at the cost of reading each graph once.
+type implicitProbe struct {
+	k      *Walk
+	gs     []*graph.Graph
+	sample *graphSample
+	r      *rand.Rand
+	dirac  bool
+
+	// Dirac path: the first s sampled graphs' vertex labels and arc
+	// label triples.
+	s               int
+	labels, triples pairSums
+	buf             []uint64
+	// Generic path: random pairs, whose product graphs are built.
+	pw                         *pairWorkspace
+	pairs                      int64
+	vertices, arcs, candidates int64
+	took                       time.Duration
+}
+
+func newImplicitProbe(k *Walk, gs []*graph.Graph, s *graphSample, r *rand.Rand) *implicitProbe {
+	p := &implicitProbe{k: k, gs: gs, sample: s, r: r}
+	p.dirac = isDirac(k.Vertex) && isDirac(k.Edge)
+	for _, g := range gs {
+		if !p.dirac {
+			break
+		}
+		p.dirac = fitsTripleKey(g)
+	}
+	return p
+}
+
+// size returns the probe's size: sampled graphs (Dirac) or pairs.
+func (p *implicitProbe) size() int {
+	if p.dirac {
+		return p.s
+	}
+	return int(p.pairs)
+}
+
+// nextCost estimates the time of doubling the probe from its time so far;
+// 0 means it cannot grow.
+func (p *implicitProbe) nextCost() time.Duration {
+	if p.dirac && p.s >= len(p.gs) || !p.dirac && p.pairs >= maxGenericPairs {
+		return 0
+	}
+	return p.took
+}
+
+// grow extends the probe to size graphs (Dirac kernels) or pairs.
+func (p *implicitProbe) grow(ctx context.Context, size int) error {
+	t := time.Now()
+	defer func() { p.took += time.Since(t) }()
+	if !p.dirac {
+		return p.growGeneric(ctx, max(size, minGenericPairs))
+	}
+	for ; p.s < min(size, len(p.gs)); p.s++ {
+		g := p.gs[p.sample.at(p.s)]
+		keys := p.buf[:0]
+		for _, l := range g.Labels {
+			keys = append(keys, uint64(l))
+		}
+		p.labels.addRuns(keys)
+		keys = keys[:0]
+		for u := 0; u < g.N(); u++ {
+			lu := g.Labels[u]
+			for a := g.Offsets[u]; a < g.Offsets[u+1]; a++ {
+				keys = append(keys, tripleKey(lu, g.EdgeLabels[a], g.Labels[g.Adj[a]]))
+			}
+		}
+		p.triples.addRuns(keys)
+		p.buf = keys
+	}
+	return ctx.Err()
+}
+
+func (p *implicitProbe) growGeneric(ctx context.Context, pairs int) error {
+	if p.pw == nil {
+		p.pw = newPairWorkspace(p.k, p.gs, true)
+	}
+	n := len(p.gs)
+	for ; p.pairs < int64(min(pairs, maxGenericPairs)); p.pairs++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		v, arcs, cand := p.pw.genericCounts(p.gs[p.r.IntN(n)], p.gs[p.r.IntN(n)])
+		p.vertices += v
+		p.arcs += arcs
+		p.candidates += cand
+	}
+	return nil
+}
+
+// genericCounts builds the product graph of g and h on the generic path and
+// returns its vertices and arcs and the number of base kernel evaluations
+// it took: the vertex kernel on every vertex pair and the edge kernel on
+// every pair of arcs leaving a product vertex.
+func (pw *pairWorkspace) genericCounts(g, h *graph.Graph) (vertices, arcs, candidates int64) {
+	pw.productGeneric(g, h)
+	candidates = int64(g.N()) * int64(h.N())
+	for q, u := range pw.pu {
+		v := pw.pv[q]
+		candidates += int64(g.Offsets[u+1]-g.Offsets[u]) * int64(h.Offsets[v+1]-h.Offsets[v])
+	}
+	vertices, arcs = int64(len(pw.pu)), int64(len(pw.adj))
+	pw.clearIndex(h)
+	return vertices, arcs, candidates
+}
+
+// totals returns the product vertices and edges summed over all pairs
+// i ≤ j of the data set, estimated from the sample's pairs: the sums over
+// its pairs i < j and i = j, each scaled to all such pairs, which is
+// unbiased and exact once the sample holds every graph.
+func (p *implicitProbe) totals() (vertices, edges float64) {
+	n, s := float64(len(p.gs)), float64(p.s)
+	scale := func(ps *pairSums) float64 {
+		t := float64(ps.diagonal()) * n / s
+		if p.s > 1 {
+			t += float64(ps.offDiagonal()) * n * (n - 1) / (s * (s - 1))
+		} else {
+			t += float64(ps.diagonal()) * (n - 1) / 2 // one graph stands for all
+		}
+		return t
+	}
+	// Each product edge is two pairs of arcs.
+	return scale(&p.labels), scale(&p.triples) / 2
+}
+
+// labelWalks bounds the distinct label sequences of walks of each length
+// 0 to l by the walks of the label graph of the sampled graphs: its
+// vertices are their vertex labels, and an arc leads from one label to
+// another for every edge label of an edge between vertices with them.
+// With few labels every graph soon has most of the sequences the label
+// graph allows, however many graphs there are. The bounds are +Inf when
+// the probe does not see labels (base kernels other than Dirac).
+func (p *implicitProbe) labelWalks(l int) []float64 {
+	w := make([]float64, l+1)
+	if !p.dirac || p.labels.distinct == 0 {
+		for i := range w {
+			w[i] = math.Inf(1)
+		}
+		return w
+	}
+	index := make(map[uint64]int, p.labels.distinct)
+	for key := range p.labels.s {
+		index[key] = len(index)
+	}
+	type arc struct{ from, to int }
+	arcs := make([]arc, 0, p.triples.distinct)
+	const mask = 1<<labelBits - 1
+	for key := range p.triples.s {
+		arcs = append(arcs, arc{index[key>>(2*labelBits)], index[key&mask]})
+	}
+	x := make([]float64, len(index))
+	y := make([]float64, len(index))
+	for i := range x {
+		x[i] = 1
+	}
+	w[0] = float64(len(x))
+	for i := 1; i <= l; i++ {
+		clear(y)
+		for _, a := range arcs {
+			y[a.from] += x[a.to]
+		}
+		w[i] = sum(y)
+		x, y = y, x
+	}
+	return w
+}
+
+// sequenceBound bounds the distinct label sequences of walks of lengths 0
+// to l, the sum of labelWalks.
+func (p *implicitProbe) sequenceBound(l int) float64 { return sum(p.labelWalks(l)) }
+
+// predict scales the probe's counts to all pairs.
+func (p *implicitProbe) predict(m walkModel) estimate {
+	n := float64(len(p.gs))
+	all := n * (n + 1) / 2
+	l := float64(p.k.Length)
+	if p.dirac {
+		v, e := p.totals()
+		ts := []CostTerm{
+			m.term(costImplicitPair, all, "pairs"),
+			m.term(costImplicitVertex, v, "product vertices"),
+			m.term(costImplicitEdge, e, "product edges"),
+			m.term(costImplicitVertexStep, l*v, "product vertices × steps"),
+			m.term(costImplicitEdgeStep, l*e, "product edges × steps"),
+		}
+		what := fmt.Sprintf("the pairs of %d sample graphs", p.s)
+		if p.s == len(p.gs) {
+			what = "all pairs"
+		}
+		return newEstimate(ts, fmt.Sprintf("product sizes counted on %s (%.0f vertices, %.0f edges each), times %.0f pairs, %d steps",
+			what, v/all, e/all, all, p.k.Length))
+	}
+	per := all / float64(p.pairs)
+	v, arcs, cand := float64(p.vertices)*per, float64(p.arcs)*per, float64(p.candidates)*per
+	ts := []CostTerm{
+		m.term(costImplicitPair, all, "pairs"),
+		m.term(costImplicitCandidate, cand, "base kernel evaluations"),
+		m.term(costImplicitVertexStep, l*v, "product vertices × steps"),
+		m.term(costImplicitArcStep, l*arcs, "product arcs × steps"),
+	}
+	return newEstimate(ts, fmt.Sprintf("product graphs of %d random pairs built (%.0f vertices, %.0f arcs, %.0f base kernel evaluations each), times %.0f pairs, %d steps",
+		p.pairs, v/all, arcs/all, cand/all, all, p.k.Length))
+}
+
+// mapWork counts the work of explicit feature maps, what the explicit
+// cost model prices. Its methods do nothing on a nil receiver, so that
+// the mapper counts only when asked to.
+type mapWork struct {
+	graphs int64
+	// extends counts sequence extensions, Σ_rounds Σ_v deg(v)·nnz(Φ(v)):
+	// each is an interning and an accumulation. With base kernels of
+	// several features per vertex or edge it is a lower bound.
+	extends int64
+	// nonzeros counts the non-zeros flushed into per-vertex and graph
+	// vectors, each sorted and copied once.
+	nonzeros int64
+	// steps counts the vertices and arcs visited, per round.
+	steps int64
+}
+
+// start counts a graph's length-0 vectors in c.
+func (w *mapWork) start(g *graph.Graph, c *csrVecs) {
+	if w == nil {
+		return
+	}
+	w.graphs++
+	w.nonzeros += int64(len(c.ids))
+}
+
+// round counts one round of extensions of the per-vertex vectors c.
+func (w *mapWork) round(g *graph.Graph, c *csrVecs) {
+	if w == nil {
+		return
+	}
+	for v := 0; v < g.N(); v++ {
+		w.extends += int64(g.Offsets[v+1]-g.Offsets[v]) * int64(c.off[v+1]-c.off[v])
+	}
+	w.steps += int64(g.N() + len(g.Adj))
+}
+
+// flushed counts n non-zeros flushed into a vector.
+func (w *mapWork) flushed(n int) {
+	if w != nil {
+		w.nonzeros += int64(n)
+	}
+}
+
+// explicitProbe maps a random sample of graphs, counting the work.
+type explicitProbe struct {
+	k      *Walk
+	gs     []*graph.Graph
+	sample *graphSample
+	model  walkModel
+	b      *walkMapper
+	work   mapWork
+	// m graphs are mapped, with nnz non-zeros in all; df[id] counts the
+	// mapped graphs with feature id.
+	m    int
+	nnz  int64
+	df   []int32
+	vecs []Vec
+	took time.Duration
+	// merged caches the merge joins' counts over the sample's pairs for
+	// m graphs.
+	merged struct {
+		m            int
+		steps, turns int64
+	}
+	// proxies are the graphs' walk-count proxies of their work, and
+	// allProxy their sum, once computeProxies has run; allSteps are the
+	// vertices and arcs of all graphs times the rounds.
+	proxies  []graphProxy
+	allProxy graphProxy
+	allSteps int64
+	// cut is set when the first map was stopped at its budget; then work
+	// is that of the part of the graph that was mapped, and projected the
+	// priced work of its next round.
+	cut                  bool
+	projected, cutBudget float64
+	// lastWalks bounds the distinct features of the graph vectors.
+	lastWalks float64
+}
+
+func newExplicitProbe(k *Walk, gs []*graph.Graph, s *graphSample, model walkModel) (*explicitProbe, error) {
 	var b *walkMapper
 	var err error
-	if isDirac(seq.Vertex) && isDirac(seq.Edge) {
-		b, err = newDiracWalkMapper(&seq, gs)
+	if isDirac(k.Vertex) && isDirac(k.Edge) {
+		b, err = newDiracWalkMapper(k, gs)
 	} else {
-		b, err = newGenericWalkMapper(&seq)
+		b, err = newGenericWalkMapper(k)
 	}
 	if err != nil {
 		return nil, err
 	}
-	budget := implicitSeconds() / 20
-	var vecs []Vec
-	var tPhi time.Duration
-	cut := false
-	for _, j := range perm {
-		t := time.Now()
-		v, err := b.graphVector(ctx, gs[j])
-		if err != nil {
-			return nil, err
-		}
-		tPhi += time.Since(t)
-		vecs = append(vecs, v)
-		if tPhi.Seconds() > budget && len(vecs) < s {
-			cut = true // the maps alone lose to implicit computation
-			break
+	p := &explicitProbe{k: k, gs: gs, sample: s, b: b, model: model}
+	for _, g := range gs {
+		p.allSteps += int64(k.Length) * int64(g.N()+len(g.Adj))
+	}
+	b.work = &p.work
+	return p, nil
+}
+
+// nextCost estimates the time of doubling the sample from the mean time of
+// a map so far; 0 means it cannot grow.
+func (p *explicitProbe) nextCost() time.Duration {
+	if p.cut || p.m == 0 || p.m >= max(2, len(p.gs)/maxMapGraphShare) {
+		return 0
+	}
+	if p.proxies == nil {
+		return p.took
+	}
+	// The maps so far, scaled by the walk-count proxies of the next ones:
+	// the sample's first graph may have been one of the heavy ones.
+	var done, next float64
+	for i := 0; i < 2*p.m && i < len(p.gs); i++ {
+		e := p.proxies[p.sample.at(i)].extends
+		if i < p.m {
+			done += e
+		} else {
+			next += e
 		}
 	}
-	m := len(vecs)
-	var weights []float64
-	if seq.Max && seq.Lambda != nil {
-		weights = b.weights
+	if done == 0 {
+		return p.took
 	}
+	return time.Duration(float64(p.took) * next / done)
+}
+
+// errWorkBudget ends a map whose counted work exceeds its budget.
+var errWorkBudget = errors.New("walk kernel: probe over its budget")
+
+// workLimit is the context of the probe's maps: it ends when their counted
+// work, priced by the model, would exceed a budget. The mapper checks its
+// context at the start of every round (every 256 vertices in large
+// graphs), and the rounds of a map grow geometrically, the last often as
+// much as all before it: so the limit ends a map before a round whose
+// projected work, the last round's times its growth over the one before,
+// would exceed the budget. Unlike a deadline, the limit does not end a
+// map because the process was waiting for a core.
+type workLimit struct {
+	context.Context
+	p      *explicitProbe
+	limit  float64 // seconds
+	extend string
+	// last and delta are the priced work at the previous check and its
+	// growth since the check before.
+	last, delta float64
+}
+
+// Err implements context.Context.
+func (c *workLimit) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	w := c.p.workSeconds(c.extend)
+	d := w - c.last
+	next := d
+	if c.delta > 0 {
+		next = d * d / c.delta
+	}
+	c.last, c.delta = w, d
+	if w+next > c.limit {
+		c.p.projected = next
+		return errWorkBudget
+	}
+	return nil
+}
+
+// workSeconds prices the work of the probe's maps so far.
+func (p *explicitProbe) workSeconds(extend string) float64 {
+	return sumTerms(workTerms(p.model, extend, p.work, 1, float64(p.b.size())))
+}
+
+// grow maps sampled graphs until m of them are mapped, or until their work
+// exceeds budget seconds (as priced by the model). If no graph was mapped
+// by then, the probe is cut and keeps the partial work as a lower bound;
+// otherwise the partial map is dropped.
+func (p *explicitProbe) grow(ctx context.Context, m int, budget float64) error {
+	m = min(m, len(p.gs))
+	if p.m >= m {
+		return nil
+	}
+	lim := &workLimit{Context: ctx, p: p, extend: p.extend()}
+	lim.last = p.workSeconds(lim.extend)
+	lim.limit = lim.last + max(budget, 0)
 	t := time.Now()
-	if _, err := gramMerge(ctx, vecs, weights, 1); err != nil {
-		return nil, err
-	}
-	tDot := time.Since(t)
-	pairsS := float64(m) * float64(m+1) / 2
-	expl := tPhi.Seconds()*float64(n)/float64(m) + tDot.Seconds()*pairsAll/pairsS
-	var nnz int
-	for _, v := range vecs {
-		nnz += v.Len()
-	}
-
-	// Refine the implicit estimate while the budget of the faster method
-	// allows, up to 256 pairs.
-	for rep.Pairs < int64(min(pairsAll, 256)) {
-		spent := time.Since(start).Seconds()
-		if spent > min(expl, implicitSeconds())/20 {
-			break
+	defer func() { p.took += time.Since(t) }()
+	for ; p.m < m; p.m++ {
+		before := p.work
+		v, err := p.b.graphVector(lim, p.gs[p.sample.at(p.m)])
+		if err != nil {
+			if !errors.Is(err, errWorkBudget) {
+				return err
+			}
+			if p.m == 0 {
+				p.cut, p.cutBudget = true, budget
+			} else {
+				p.work = before
+			}
+			return nil
 		}
-		probePairs(16)
+		p.nnz += int64(v.Len())
+		p.vecs = append(p.vecs, v)
+		lim.last, lim.delta = p.workSeconds(lim.extend), 0 // the next graph starts small
+		for _, id := range v.IDs {
+			if int(id) >= len(p.df) {
+				p.df = append(p.df, make([]int32, int(id)+1-len(p.df)+len(p.df)/2)...)
+			}
+			p.df[id]++
+		}
 	}
-	impl := implicitSeconds()
+	return nil
+}
 
-	why := fmt.Sprintf("maps of %d sample graphs in %.3g s (%.0f non-zeros each), their %d dot products in %.3g s, scaled to %d graphs",
-		m, tPhi.Seconds(), float64(nnz)/float64(m), int(pairsS), tDot.Seconds(), n)
-	if cut {
-		why += " (the probe stopped at its budget, which already decides)"
+// graphProxy predicts a graph's map work by walk counts: a vertex v has at
+// most min(w_i(v), W_i) sequences of length i, where w_i(v) counts the
+// walks of length i from v and W_i those of the label graph. Map work
+// varies by orders of magnitude between graphs, with their degrees and
+// label diversity, so a few sample graphs alone predict it poorly; the
+// ratio of their counted work to their proxies varies far less.
+type graphProxy struct {
+	// extends bounds the sequence extensions, Σ_i Σ_v deg(v)·nnz_{i−1}(v);
+	// nonzeros the per-vertex non-zeros, Σ_{i<l} Σ_v nnz_i(v); nnz the
+	// graph vector's non-zeros.
+	extends, nonzeros, nnz float64
+}
+
+func (g *graphProxy) add(o graphProxy) {
+	g.extends += o.extends
+	g.nonzeros += o.nonzeros
+	g.nnz += o.nnz
+}
+
+// proxyCost returns the priced cost of computeProxies, which visits every
+// vertex and arc of every graph once a round.
+func (p *explicitProbe) proxyCost() time.Duration {
+	return time.Duration(p.model.term(costExplicitStep, float64(p.allSteps), "").Seconds() * 1e9)
+}
+
+// computeProxies computes every graph's proxy, given the label graph's
+// walks W_0..W_l.
+func (p *explicitProbe) computeProxies(ctx context.Context, labelWalks []float64) error {
+	l := p.k.Length
+	p.proxies = make([]graphProxy, len(p.gs))
+	var w, x []float64
+	for j, g := range p.gs {
+		if j%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		nv := g.N()
+		w, x = grow(w, nv), grow(x, nv)
+		for v := range w {
+			w[v] = 1
+		}
+		var pr graphProxy
+		for i := 0; ; i++ {
+			var total float64
+			for v := 0; v < nv; v++ {
+				c := min(w[v], labelWalks[i])
+				total += c
+				if i < l {
+					pr.extends += float64(g.Offsets[v+1]-g.Offsets[v]) * c
+					pr.nonzeros += c
+				}
+			}
+			if p.k.Max || i == l {
+				pr.nnz += min(total, labelWalks[i])
+			}
+			if i == l {
+				break
+			}
+			for v := 0; v < nv; v++ {
+				var s float64
+				for a := g.Offsets[v]; a < g.Offsets[v+1]; a++ {
+					s += w[g.Adj[a]]
+				}
+				x[v] = s
+			}
+			w, x = x, w
+		}
+		p.proxies[j] = pr
+		p.allProxy.add(pr)
 	}
-	a := &Advice{
-		Explicit: Prediction{Explicit, expl, why},
-		Implicit: Prediction{Implicit, impl, fmt.Sprintf("%d random pairs at %.3g ms each (%.0f product edges), times %.0f pairs",
-			rep.Pairs, 1000*impl/pairsAll, float64(rep.ProductEdges)/float64(rep.Pairs), pairsAll)},
-		Probe: time.Since(start),
+	return nil
+}
+
+// extend returns the name of the constant of a sequence extension, which
+// the generic path pays more for.
+func (p *explicitProbe) extend() string {
+	if p.b.dirac {
+		return costExplicitExtend
 	}
-	a.Choice = Explicit
-	if impl < expl {
-		a.Choice = Implicit
+	return costExplicitGenericExtend
+}
+
+// predict scales the sample's counted work to all graphs and prices the
+// dot products of the scheme gramFromVecs will choose; labelWalks bound
+// the distinct sequences of each length (see implicitProbe.labelWalks).
+func (p *explicitProbe) predict(m walkModel, labelWalks []float64) estimate {
+	n := float64(len(p.gs))
+	bound := sum(labelWalks)
+	p.lastWalks = labelWalks[len(labelWalks)-1]
+	if p.k.Max {
+		p.lastWalks = bound
 	}
-	return a, nil
+	extend := p.extend()
+	if p.cut {
+		// One graph's partial map stands for every graph.
+		ts := workTerms(m, extend, p.work, n, min(float64(p.b.size())*n, max(bound, float64(p.b.size()))))
+		ts = append(ts, CostTerm{Name: "(projected next round)", Count: n, Unit: "graphs", NS: p.projected * 1e9})
+		e := newEstimate(ts, "at least: the map of the first sample graph was stopped before its next round would exceed the budget, and every graph costs about as much")
+		// The map of one graph would have cost more than the budget.
+		e.seconds = max(e.seconds, n*p.cutBudget)
+		e.lowerBound = true
+		return e
+	}
+	mm := float64(p.m)
+	f := min(p.features(), max(bound, float64(p.b.size())))
+	scale := n / mm
+	ts := workTerms(m, extend, p.work, scale, f)
+	nnz := float64(p.nnz) * scale
+	how := fmt.Sprintf("scaled to %.0f graphs", n)
+	if p.proxies != nil {
+		// Ratio estimates: the sample's work per unit of its walk-count
+		// proxies, times the proxies of all graphs.
+		var s graphProxy
+		for i := 0; i < p.m; i++ {
+			s.add(p.proxies[p.sample.at(i)])
+		}
+		ratio := func(x int64, sample, all float64) float64 {
+			if sample == 0 {
+				return float64(x) * scale
+			}
+			return float64(x) * all / sample
+		}
+		ts = mapTerms(m, extend, ratio(p.work.extends, s.extends, p.allProxy.extends),
+			ratio(p.work.nonzeros, s.nonzeros, p.allProxy.nonzeros), float64(p.allSteps), f)
+		nnz = ratio(p.nnz, s.nnz, p.allProxy.nnz)
+		how = fmt.Sprintf("scaled to %.0f graphs by their walk counts", n)
+	}
+	// Σ_f df_f², unbiased from the sample.
+	var pp float64 // Σ_f dfs(dfs−1), towards Σ_f p_f²
+	for _, d := range p.df {
+		pp += float64(d) * float64(d-1)
+	}
+	// With one graph, Σp² is known only to lie between (Σp)²/W_l, all
+	// sequences the label graph allows equally frequent (Cauchy-Schwarz),
+	// and Σp, every graph with all of the sample's features: the
+	// geometric mean of the two stands for it.
+	perGraph := nnz / n
+	sumP2 := math.Sqrt(perGraph * min(perGraph, perGraph*perGraph/p.lastWalks))
+	if math.IsInf(p.lastWalks, 1) {
+		sumP2 = perGraph // no labels to bound it: the worst case
+	}
+	if p.m > 1 {
+		sumP2 = pp / (mm * (mm - 1))
+	}
+	df2 := nnz + n*(n-1)*sumP2
+	products := (df2 + nnz) / 2
+	pairs := n * (n + 1) / 2
+	scheme := "merge joins"
+	// The rule of gramFromVecs.
+	if mergeCheaper(n, nnz, products) {
+		steps, turns := p.mergeWork()
+		ts = append(ts,
+			m.term(costExplicitMergeStep, steps, "merge steps"),
+			m.term(costExplicitMergeTurn, turns, "turns of merge steps"),
+			m.term(costExplicitMergePair, pairs, "pairs"))
+	} else {
+		scheme = "posting lists"
+		ts = append(ts,
+			m.term(costExplicitProduct, products, "posting products"),
+			m.term(costExplicitPosting, nnz, "postings"),
+			m.term(costExplicitPostingPair, pairs, "pairs"))
+	}
+	why := fmt.Sprintf("work counted on the maps of %d sample graphs (%.0f non-zeros each), %s; dot products by %s",
+		p.m, float64(p.nnz)/mm, how, scheme)
+	return newEstimate(ts, why)
+}
+
+// mergeWork estimates the steps and turns of the merge joins of all pairs
+// from those of the sample's pairs: a merge join stops at the end of the
+// shorter list and mispredicts its branches where the lists interleave,
+// so its cost is not the non-zeros alone.
+func (p *explicitProbe) mergeWork() (steps, turns float64) {
+	if p.merged.m != p.m {
+		var s, t int64
+		for i, a := range p.vecs {
+			for _, b := range p.vecs[:i] {
+				ds, dt := mergeCounts(a, b)
+				s, t = s+ds, t+dt
+			}
+		}
+		p.merged.m, p.merged.steps, p.merged.turns = p.m, s, t
+	}
+	n, m := float64(len(p.gs)), float64(p.m)
+	// A diagonal entry takes a step per non-zero, all of them matches,
+	// without a turn.
+	diag := n * float64(p.nnz) / m
+	if p.m < 2 {
+		// Without a pair: every step of two lists, a turn at every
+		// other.
+		return n*(n-1)*diag/n + diag, n * (n - 1) * diag / n / 2
+	}
+	off := n * (n - 1) / (m * (m - 1)) // sample pairs i < j to all pairs i < j
+	return off*float64(p.merged.steps) + diag, off * float64(p.merged.turns)
+}
+
+// mergeCounts returns the steps of weightedDot's merge join of a and b and
+// the turns among them, the steps whose branch differs from the previous
+// step's: the branch predictor learns runs and misses turns, which cost
+// more than the steps themselves.
+func mergeCounts(a, b Vec) (steps, turns int64) {
+	ai, bi := a.IDs, b.IDs
+	i, j := 0, 0
+	last := 0
+	for i < len(ai) && j < len(bi) {
+		steps++
+		branch := 0
+		switch x, y := ai[i], bi[j]; {
+		case x < y:
+			i++
+			branch = 1
+		case x > y:
+			j++
+			branch = 2
+		default:
+			i++
+			j++
+		}
+		if branch != last {
+			turns++
+			last = branch
+		}
+	}
+	return steps, turns
+}
+
+// mapTerms prices the work of feature maps: sequence extensions, flushed
+// non-zeros and vertex visits, when the maps intern f distinct sequences
+// in all.
+func mapTerms(m walkModel, extend string, extends, nonzeros, steps, f float64) []CostTerm {
+	lf := log2Features(f)
+	return []CostTerm{
+		m.term(extend, extends*lf, "extensions × log2 F"),
+		m.term(costExplicitFeature, f*lf, "sequences F × log2 F"),
+		m.term(costExplicitNonzero, nonzeros*lf, "flushed non-zeros × log2 F"),
+		m.term(costExplicitStep, steps, "vertices and arcs × rounds"),
+	}
+}
+
+// workTerms prices the work w, scaled by scale.
+func workTerms(m walkModel, extend string, w mapWork, scale, f float64) []CostTerm {
+	return mapTerms(m, extend, scale*float64(w.extends), scale*float64(w.nonzeros), scale*float64(w.steps), f)
+}
+
+// log2Features is the factor by which the number f of distinct sequences
+// slows each access to the interner and the accumulator; it is 1 for the
+// smallest interners.
+func log2Features(f float64) float64 { return math.Log2(f + 2) }
+
+// features estimates the distinct label sequences the maps of all graphs
+// intern. They do not scale with the graphs: once the sequences a label
+// alphabet allows are all seen, new graphs add none, while after label
+// refinement nearly every sequence is new. The sample's sequences are
+// extrapolated by the incidence-based estimator of Chao et al. (2014,
+// Ecological Monographs 84(1), with Chao2's unseen count), applied to
+// the graph vectors' features, whose growth the interner follows:
+//
+//	F(n) = F(m) + f0·(1 − (1 − Q1/(m·f0 + Q1))^(n−m)), f0 = (m−1)/m · Q1²/(2·Q2),
+//
+// with Q1 and Q2 the features of exactly one and two sample graphs.
+func (p *explicitProbe) features() float64 {
+	n, m := float64(len(p.gs)), float64(p.m)
+	fs := float64(p.b.size())
+	if p.m < 2 {
+		return fs * n / m
+	}
+	var seen, q1, q2 float64
+	for _, d := range p.df {
+		switch {
+		case d == 1:
+			q1++
+		case d == 2:
+			q2++
+		}
+		if d > 0 {
+			seen++
+		}
+	}
+	if seen == 0 || q1 == 0 {
+		return fs
+	}
+	f0 := (m - 1) / m * q1 * (q1 - 1) / 2
+	if q2 > 0 {
+		f0 = (m - 1) / m * q1 * q1 / (2 * q2)
+	}
+	grown := seen + f0*(1-math.Pow(1-q1/(m*f0+q1), n-m))
+	return fs * grown / seen
+}
+
+// FormatTerms formats a prediction's terms, one per line with the given
+// indent: the constant's name and value, the count it prices, and their
+// product.
+func FormatTerms(ts []CostTerm, indent string) string {
+	var b strings.Builder
+	for _, t := range ts {
+		fmt.Fprintf(&b, "%s%-42s %8.3g ns × %10.4g %-26s = %.3g s\n", indent, t.Name, t.NS, t.Count, t.Unit, t.Seconds())
+	}
+	return b.String()
 }

@@ -119,27 +119,43 @@ func gramFromVecs(ctx context.Context, vecs []Vec, weights []float64, threads in
 	if n == 0 {
 		return &mat.SymDense{}, nil
 	}
-	var nnz, dim int
+	nnz, df := featureStats(vecs)
+	var products float64
+	for _, d := range df {
+		products += float64(d) * float64(d+1) / 2
+	}
+	if mergeCheaper(float64(n), float64(nnz), products) {
+		return gramMerge(ctx, vecs, weights, threads)
+	}
+	return gramInverted(ctx, vecs, weights, df, threads)
+}
+
+// featureStats returns the non-zeros of vecs and the number of vectors
+// holding each feature id.
+func featureStats(vecs []Vec) (nnz int, df []int32) {
+	dim := 0
 	for _, v := range vecs {
 		nnz += v.Len()
 		if v.Len() > 0 {
 			dim = max(dim, int(v.IDs[v.Len()-1])+1)
 		}
 	}
-	df := make([]int32, dim)
+	df = make([]int32, dim)
 	for _, v := range vecs {
 		for _, id := range v.IDs {
 			df[id]++
 		}
 	}
-	inverted := int64(n) * int64(n) / 2
-	for _, d := range df {
-		inverted += int64(d) * int64(d+1) / 2
-	}
-	if merge := int64(n+1) * int64(nnz); merge <= 4*inverted {
-		return gramMerge(ctx, vecs, weights, threads)
-	}
-	return gramInverted(ctx, vecs, weights, df, threads)
+	return nnz, df
+}
+
+// mergeCheaper is gramFromVecs's choice of scheme for n vectors with nnz
+// non-zeros in all and products = Σ_f df_f(df_f+1)/2: merge joins cost
+// about (n+1)·nnz steps, posting lists n²/2 + products, and the merge joins
+// are taken unless the posting lists are four times cheaper. The cost
+// models of the advisors price the scheme this rule picks.
+func mergeCheaper(n, nnz, products float64) bool {
+	return (n+1)*nnz <= 4*(n*n/2+products)
 }
 
 func gramMerge(ctx context.Context, vecs []Vec, weights []float64, threads int) (*mat.SymDense, error) {

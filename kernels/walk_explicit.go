@@ -41,6 +41,10 @@ type walkMapper struct {
 	vacc, gacc accumulator
 	cur, nxt   csrVecs
 	vf, ef     []Feature
+
+	// work, if not nil, counts the work of graphVector, which the cost
+	// model of Advise prices.
+	work *mapWork
 }
 
 // csrVecs stores one sparse vector per vertex in CSR form.
@@ -227,10 +231,12 @@ func (b *walkMapper) graphVector(ctx context.Context, g *graph.Graph) (Vec, erro
 		}
 		b.cur.endRow()
 	}
+	b.work.start(g, &b.cur)
 	if b.k.Max || l == 0 {
 		b.addAll(&b.cur)
 	}
 	for i := 1; i <= l; i++ {
+		b.work.round(g, &b.cur)
 		// In the last round the per-vertex vectors are not needed, only
 		// their sum, so contributions go straight to the graph vector.
 		last := i == l
@@ -258,12 +264,16 @@ func (b *walkMapper) graphVector(ctx context.Context, g *graph.Graph) (Vec, erro
 			}
 		}
 		b.cur, b.nxt = b.nxt, b.cur
+		if !last {
+			b.work.flushed(len(b.cur.ids))
+		}
 		if b.k.Max && !last {
 			b.addAll(&b.cur)
 		}
 	}
 	var vec Vec
 	vec.IDs, vec.Vals = b.gacc.flush(nil, nil)
+	b.work.flushed(vec.Len())
 	return vec, nil
 }
 
@@ -305,6 +315,7 @@ func (b *walkMapper) extendGeneric(acc *accumulator, g *graph.Graph, u, i int) {
 
 // addAll adds every per-vertex vector of c to the graph accumulator.
 func (b *walkMapper) addAll(c *csrVecs) {
+	b.work.flushed(len(c.ids))
 	for t, id := range c.ids {
 		b.gacc.add(id, c.vals[t])
 	}

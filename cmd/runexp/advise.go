@@ -17,6 +17,7 @@ func cmdAdvise(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var params paramFlag
 	fs.Var(&params, "p", "kernel parameter key=value (repeatable)")
 	seed := fs.Uint64("seed", 1, "seed of the probes' samples")
+	costsPath := fs.String("costs", "", "costs `file` of runexp calibrate (default: $"+costsEnv+", else the user's, else built-in)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -28,17 +29,24 @@ func cmdAdvise(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !ok {
 		return usagef("kernel %s cannot predict its methods' times", *kname)
 	}
+	costs, source, err := loadCosts(*costsPath)
+	if err != nil {
+		return err
+	}
 	ds, err := loadData(*data)
 	if err != nil {
 		return err
 	}
-	a, err := adv.Advise(ctx, ds.Graphs, kernels.AdviseOptions{Seed: *seed})
+	a, err := adv.Advise(ctx, ds.Graphs, kernels.AdviseOptions{Seed: *seed, Costs: costs})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s, %d graphs, kernel %s\n", ds.Name, ds.Len(), *kname)
-	fmt.Fprintf(stdout, "explicit  %10.4g s  %s\n", a.Explicit.Seconds, a.Explicit.Why)
-	fmt.Fprintf(stdout, "implicit  %10.4g s  %s\n", a.Implicit.Seconds, a.Implicit.Why)
+	fmt.Fprintf(stdout, "constants: %s\n", source)
+	for _, p := range []kernels.Prediction{a.Explicit, a.Implicit} {
+		fmt.Fprintf(stdout, "%-8s  %10.4g s  %s\n", p.Method, p.Seconds, p.Why)
+		fmt.Fprint(stdout, kernels.FormatTerms(a.Terms[p.Method], "    "))
+	}
 	fmt.Fprintf(stdout, "faster: %s (probes took %.3g s)\n", a.Choice, a.Probe.Seconds())
 	return nil
 }

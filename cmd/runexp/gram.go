@@ -26,6 +26,7 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	subset := fs.Int("subset", 0, "use a random subset of this many graphs (0: all)")
 	seed := fs.Uint64("seed", 1, "seed of the random subset")
 	out := fs.String("o", "", "output file (default: standard output)")
+	costsPath := fs.String("costs", "", "costs `file` of runexp calibrate for -method auto (default: $"+costsEnv+", else the user's, else built-in)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -51,6 +52,13 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *subset < 0 {
 		return usagef("-subset %d: must be ≥ 0", *subset)
 	}
+	var costs kernels.Costs
+	var source string
+	if auto {
+		if costs, source, err = loadCosts(*costsPath); err != nil {
+			return err
+		}
+	}
 	ds, err := loadData(*data)
 	if err != nil {
 		return err
@@ -64,10 +72,11 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	if auto {
-		a, err := adv.Advise(ctx, ds.Graphs, kernels.AdviseOptions{Seed: *seed})
+		a, err := adv.Advise(ctx, ds.Graphs, kernels.AdviseOptions{Seed: *seed, Costs: costs})
 		if err != nil {
 			return err
 		}
+		fmt.Fprintf(stderr, "gram: constants: %s\n", source)
 		fmt.Fprintf(stderr, "gram: %v\n", a)
 		m = a.Choice
 	}

@@ -31,20 +31,21 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 
 func commands() map[string]command {
 	return map[string]command{
-		"stats":    {"print a data set's Table 2 row", cmdStats},
-		"synth":    {"generate a synthetic data set in TU format", cmdSynth},
-		"gram":     {"compute a kernel matrix", cmdGram},
-		"advise":   {"predict both methods' times from cheap probes, without computing", cmdAdvise},
-		"table":    {"print the paper's Table 3 beside a table3-discrete results folder", cmdTable},
-		"compare":  {"compare two results folders and fail on significant regressions", cmdCompare},
-		"report":   {"compile the results folders into results/REPORT.md and its HTML twin", cmdReport},
-		"run":      {"run experiment specs and record their results", cmdRun},
-		"validate": {"check experiment specs without running them", cmdValidate},
-		"list":     {"list experiment specs with grid sizes and estimated times", cmdList},
-		"merge":    {"join the results folders of shards into one", cmdMerge},
-		"plot":     {"draw the figures of results folders", cmdPlot},
-		"cv":       {"estimate a kernel's accuracy by nested cross-validation", cmdCV},
-		"data":     {"download the TU data sets and check them against their recorded sums", cmdData},
+		"stats":     {"print a data set's Table 2 row", cmdStats},
+		"synth":     {"generate a synthetic data set in TU format", cmdSynth},
+		"gram":      {"compute a kernel matrix", cmdGram},
+		"advise":    {"predict both methods' times from cheap probes, without computing", cmdAdvise},
+		"calibrate": {"measure this machine's cost constants for the advice of -method auto", cmdCalibrate},
+		"table":     {"print the paper's Table 3 beside a table3-discrete results folder", cmdTable},
+		"compare":   {"compare two results folders and fail on significant regressions", cmdCompare},
+		"report":    {"compile the results folders into results/REPORT.md and its HTML twin", cmdReport},
+		"run":       {"run experiment specs and record their results", cmdRun},
+		"validate":  {"check experiment specs without running them", cmdValidate},
+		"list":      {"list experiment specs with grid sizes and estimated times", cmdList},
+		"merge":     {"join the results folders of shards into one", cmdMerge},
+		"plot":      {"draw the figures of results folders", cmdPlot},
+		"cv":        {"estimate a kernel's accuracy by nested cross-validation", cmdCV},
+		"data":      {"download the TU data sets and check them against their recorded sums", cmdData},
 	}
 }
 

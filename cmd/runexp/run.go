@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"golang.org/x/term"
 
 	"github.com/gkbench/gkbench/harness"
+	"github.com/gkbench/gkbench/kernels"
 )
 
 // cmdRun runs experiment specs and records their results.
@@ -22,6 +24,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	shard := fs.String("shard", "", "run only shard `i/N` of each grid (0 ≤ i < N), into <out>/<spec>/shard-i-of-N/")
 	force := fs.Bool("force", false, "resume into a results folder written from a different spec file or profile")
 	progress := fs.String("progress", "auto", "progress display: auto (a bar on a terminal, else log lines), bar or log")
+	costsPath := fs.String("costs", "", "costs `file` of runexp calibrate for method auto (default: $"+costsEnv+", else the user's, else built-in)")
 	files, err := parseInterspersed(fs, args, stderr)
 	if errors.Is(err, errHelp) {
 		return nil
@@ -61,6 +64,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		plans = append(plans, p)
 	}
+	costs, err := costsForPlans(plans, *costsPath, stderr)
+	if err != nil {
+		return err
+	}
 	for _, p := range plans {
 		r := &harness.Runner{
 			Kernels:  harness.Registry{},
@@ -69,6 +76,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			Shard:    sh,
 			Force:    *force,
 			Log:      stderr,
+			Costs:    costs,
 		}
 		res, err := r.Run(ctx, p, *out)
 		if errors.Is(err, harness.ErrResumeRefused) {
@@ -84,6 +92,27 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "%s [%s]: %d rows (%d new, %d kept) in %s\n", p.Spec.Name, p.Profile, res.Rows, res.New, res.Kept, res.Dir)
 	}
 	return nil
+}
+
+// costsForPlans loads the cost constants when a plan runs the automatic
+// method, or a costs file is named: a broken file in the user's config
+// folder must not stop runs that never ask for advice.
+func costsForPlans(plans []*harness.Plan, flagPath string, stderr io.Writer) (kernels.Costs, error) {
+	auto := false
+	for _, p := range plans {
+		auto = auto || slices.Contains(p.Spec.Methods, kernels.Auto)
+	}
+	if !auto && flagPath == "" {
+		return nil, nil
+	}
+	costs, source, err := loadCosts(flagPath)
+	if err != nil {
+		return nil, err
+	}
+	if auto {
+		fmt.Fprintf(stderr, "runexp run: method auto's constants: %s\n", source)
+	}
+	return costs, nil
 }
 
 // newProgress returns a progress bar when stderr is a terminal (or bar is
