@@ -362,8 +362,8 @@ func TestKernelMethods(t *testing.T) {
 			`x.yaml:10: field kernels[1].methods[0]: unknown method "magic" (want explicit, implicit or auto)`},
 		{strings.Replace(src, "methods: [explicit, implicit]", "methods: [explicit]", 1),
 			"x.yaml:12: field kernels[2].methods[0]: method implicit is not among the spec's methods"},
-		{strings.Replace(src, "  - name: csm\n    methods: [implicit]\n", "  - name: csm\n", 1),
-			"x.yaml:12: field methods[0]: kernel csm does not support method explicit (give the kernel its own methods list)"},
+		{strings.Replace(src, "  - name: graphlet\n    methods: [explicit]\n", "  - name: graphlet\n", 1),
+			"x.yaml:12: field methods[1]: kernel graphlet does not support method implicit (give the kernel its own methods list)"},
 	}
 	for _, e := range errs {
 		_, err := ParseSpec("x.yaml", []byte(e.src))

@@ -159,18 +159,21 @@ func WalkCostDefaults() Costs {
 	}
 }
 
-// walkModel prices counted work with the constants of Costs, falling back
-// to the defaults for every name Costs does not have.
-type walkModel struct {
+// costModel prices counted work with the constants of Costs, falling back
+// to an advisor's defaults for every name Costs does not have.
+type costModel struct {
 	costs, defaults Costs
 }
 
-func newWalkModel(c Costs) walkModel { return walkModel{c, WalkCostDefaults()} }
-
 // term returns count units of work priced by the constant name.
-func (m walkModel) term(name string, count float64, unit string) CostTerm {
+func (m costModel) term(name string, count float64, unit string) CostTerm {
 	return CostTerm{Name: name, Count: count, Unit: unit, NS: m.costs.Get(name, m.defaults[name])}
 }
+
+// walkModel is the walk kernel's cost model.
+type walkModel struct{ costModel }
+
+func newWalkModel(c Costs) walkModel { return walkModel{costModel{c, WalkCostDefaults()}} }
 
 // estimate is a method's predicted time by the cost model.
 type estimate struct {

@@ -90,7 +90,7 @@ func registry() map[string]factory {
 			build: newGraphletFromParams,
 		},
 		"csm": {
-			doc:   "connected subgraph matching kernel on 3-vertex subgraphs, Dirac kernels, no automorphism weighting (Section 4.4); implicit only",
+			doc:   "connected subgraph matching kernel on 3-vertex subgraphs, Dirac kernels, no automorphism weighting (Sections 4.4, 5.4): implicit on association graphs, or explicit as graphlet counts weighted by their automorphisms, the same matrix",
 			build: newCSMFromParams,
 		},
 	}

@@ -191,40 +191,68 @@ func (k *Graphlet) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.
 	if m != Explicit {
 		return nil, nil, fmt.Errorf("graphlet kernel: only the explicit method exists (its implicit counterpart is the subgraph matching kernel, csm)")
 	}
-	rep := &Report{Method: m}
+	K, rep, err := graphletGram(ctx, gs, false)
+	if err != nil {
+		return nil, rep, fmt.Errorf("graphlet kernel: %w", err)
+	}
+	return K, rep, nil
+}
+
+// graphletGram computes the Gram matrix of the graphlet counts, each
+// pattern weighted by its automorphisms in the dot product when byAut is
+// set. The weights go into the dot product rather than √|Aut| into the
+// vectors, which keeps the arithmetic in integers and the weighted matrix
+// equal to the implicit subgraph matching kernel's.
+func graphletGram(ctx context.Context, gs []*graph.Graph, byAut bool) (*mat.SymDense, *Report, error) {
+	rep := &Report{Method: Explicit}
 	t := time.Now()
-	vecs, aut, err := k.FeatureVectors(ctx, gs)
+	vecs, aut, err := (&Graphlet{}).FeatureVectors(ctx, gs)
 	if err != nil {
 		return nil, rep, err
+	}
+	var w []float64
+	if byAut {
+		w = make([]float64, len(aut))
+		for id, a := range aut {
+			w[id] = float64(a)
+		}
 	}
 	rep.TPhi = time.Since(t)
 	noteVecs(rep, vecs)
 	rep.Features = int64(len(aut))
 	t = time.Now()
-	K, err := gramFromVecs(ctx, vecs, nil, 1)
+	K, err := gramFromVecs(ctx, vecs, w, 1)
 	rep.TDot = time.Since(t)
 	return K, rep, err
 }
 
 // SubgraphMatching is the connected subgraph matching kernel of Kriege and
 // Mutzel (2012) for subgraphs of three vertices, with Dirac vertex and edge
-// kernels and no automorphism weighting, as in Section 5.4.1 of the paper.
-// It is computed implicitly: on the weighted association graph of G and H,
-// whose vertices are the label-compatible vertex pairs and whose edges join
-// (u,v) and (u',v') with u ≠ u', v ≠ v' when either uu' and vv' are edges
-// with equal labels (a c-edge) or neither is an edge (a d-edge), it counts
-// the cliques of three vertices whose c-edges connect them. Each such clique
-// is one isomorphism between connected induced subgraphs of G and H, so the
-// kernel equals Σ_P |Aut(P)|·c_G(P)·c_H(P) over the graphlet kernel's
-// patterns P.
+// kernels and no automorphism weighting, as in Section 5.4.1 of the paper:
+// it counts the isomorphisms between connected induced three-vertex
+// subgraphs of G and H.
 //
-// The cliques are enumerated from their c-edges: every connected clique
-// has a vertex with two c-neighbours in it, so it is found from the pairs
-// of c-neighbours of each association-graph vertex; a clique of three
-// c-edges is found from each of its vertices and counted once. The c-edges
-// are the edges of the walk kernel's product graph. In the Report, TWDPG is
-// the construction of the association graphs, TWalks the clique
-// enumeration, and Comparisons the pairs of c-neighbours examined.
+// Implicitly, it works on the weighted association graph of G and H, whose
+// vertices are the label-compatible vertex pairs and whose edges join
+// (u,v) and (u',v') with u ≠ u', v ≠ v' when either uu' and vv' are edges
+// with equal labels (a c-edge) or neither is an edge (a d-edge), and counts
+// the cliques of three vertices whose c-edges connect them. Each such clique
+// is one isomorphism between connected induced subgraphs of G and H. The
+// cliques are enumerated from their c-edges: every connected clique has a
+// vertex with two c-neighbours in it, so it is found from the pairs of
+// c-neighbours of each association-graph vertex; a clique of three c-edges
+// is found from each of its vertices and counted once. The c-edges are the
+// edges of the walk kernel's product graph. In the Report, TWDPG is the
+// construction of the association graphs, TWalks the clique enumeration,
+// and Comparisons the pairs of c-neighbours examined.
+//
+// Explicitly, since the vertex and edge kernels are Dirac kernels, the
+// isomorphisms between subgraphs isomorphic to a pattern P number
+// |Aut(P)| per pair of occurrences (Section 4.4 of the paper), so the
+// kernel is Σ_P |Aut(P)|·c_G(P)·c_H(P): the dot product of the graphlet
+// kernel's count vectors with each pattern weighted by its automorphisms.
+// Counts, weights and their products are integers, so both methods give
+// the same matrix exactly (below 2^53).
 type SubgraphMatching struct{}
 
 func newCSMFromParams(Params) (Kernel, error) { return &SubgraphMatching{}, nil }
@@ -233,14 +261,32 @@ func newCSMFromParams(Params) (Kernel, error) { return &SubgraphMatching{}, nil 
 func (k *SubgraphMatching) Name() string { return "csm" }
 
 // Methods implements Kernel.
-func (k *SubgraphMatching) Methods() []Method { return []Method{Implicit} }
+func (k *SubgraphMatching) Methods() []Method { return []Method{Explicit, Implicit} }
 
 // Gram implements Kernel.
 func (k *SubgraphMatching) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymDense, *Report, error) {
-	if m != Implicit {
-		return nil, nil, fmt.Errorf("csm kernel: only the implicit method exists (its explicit counterpart is the graphlet kernel)")
+	switch m {
+	case Explicit:
+		return k.explicit(ctx, gs)
+	case Implicit:
+		return k.implicit(ctx, gs)
 	}
-	rep := &Report{Method: m}
+	return nil, nil, fmt.Errorf("csm kernel: unsupported method %q", m)
+}
+
+// explicit computes the Gram matrix from the graphlet counts, each pattern
+// weighted by its automorphisms.
+func (k *SubgraphMatching) explicit(ctx context.Context, gs []*graph.Graph) (*mat.SymDense, *Report, error) {
+	K, rep, err := graphletGram(ctx, gs, true)
+	if err != nil {
+		return nil, rep, fmt.Errorf("csm kernel: %w", err)
+	}
+	return K, rep, nil
+}
+
+// implicit computes the Gram matrix pair by pair on association graphs.
+func (k *SubgraphMatching) implicit(ctx context.Context, gs []*graph.Graph) (*mat.SymDense, *Report, error) {
+	rep := &Report{Method: Implicit}
 	n := len(gs)
 	if n == 0 {
 		return &mat.SymDense{}, rep, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gkbench/gkbench/graph"
@@ -44,8 +45,10 @@ func TestGraphletAndCSMHandComputed(t *testing.T) {
 		if got := pairValue(t, &Graphlet{}, tc.g, tc.h, Explicit); got != tc.gl {
 			t.Errorf("%s: GL = %v, want %v", tc.name, got, tc.gl)
 		}
-		if got := pairValue(t, &SubgraphMatching{}, tc.g, tc.h, Implicit); got != tc.csm {
-			t.Errorf("%s: CSM = %v, want %v", tc.name, got, tc.csm)
+		for _, m := range []Method{Explicit, Implicit} {
+			if got := pairValue(t, &SubgraphMatching{}, tc.g, tc.h, m); got != tc.csm {
+				t.Errorf("%s: CSM (%s) = %v, want %v", tc.name, m, got, tc.csm)
+			}
 		}
 	}
 }
@@ -197,6 +200,97 @@ func TestGraphletAgainstBruteForce(t *testing.T) {
 					t.Errorf("CSM K[%d,%d] = %v, brute force %v", i, j, got, want)
 				}
 			}
+		}
+	}
+}
+
+// csmBothWays computes the CSM Gram matrix of gs by both methods and
+// reports every entry where they differ: the counts are integers, so they
+// must agree exactly.
+func csmBothWays(t *testing.T, name string, gs []*graph.Graph) {
+	t.Helper()
+	k := &SubgraphMatching{}
+	E, rep, err := k.Gram(context.Background(), gs, Explicit)
+	if err != nil {
+		t.Fatalf("%s: explicit: %v", name, err)
+	}
+	I, _, err := k.Gram(context.Background(), gs, Implicit)
+	if err != nil {
+		t.Fatalf("%s: implicit: %v", name, err)
+	}
+	bad := 0
+	for i := range gs {
+		for j := i; j < len(gs); j++ {
+			if e, m := E.At(i, j), I.At(i, j); e != m {
+				if bad++; bad <= 5 {
+					t.Errorf("%s: K[%d,%d] explicit %v, implicit %v", name, i, j, e, m)
+				}
+			}
+		}
+	}
+	if bad > 5 {
+		t.Errorf("%s: %d entries differ in all", name, bad)
+	}
+	if rep.Method != Explicit {
+		t.Errorf("%s: explicit report %v", name, rep)
+	}
+}
+
+func TestCSMExplicitEqualsImplicitTiny(t *testing.T) {
+	empty := graph.MustBuild(nil, nil)
+	single := graph.MustBuild([]int32{3}, nil)
+	edge := graph.MustBuild([]int32{0, 0}, []graph.Edge{{U: 0, V: 1, Label: 2}})
+	csmBothWays(t, "tiny", []*graph.Graph{tinyPath, tinyStar, tinyTriangle, tinyK3, tinyC4, tinyPathE, empty, single, edge})
+	csmBothWays(t, "one graph", []*graph.Graph{tinyStar})
+}
+
+func TestCSMExplicitEqualsImplicitRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, tc := range []struct {
+		n      int
+		p      float64
+		vl, el int
+		graphs int
+	}{
+		{12, 0.5, 1, 1, 12}, // uniform labels: patterns with many automorphisms
+		{15, 0.3, 2, 2, 20},
+		{20, 0.6, 3, 1, 15},
+		{25, 0.2, 4, 3, 20},
+		{30, 0.9, 2, 2, 8}, // near-cliques: triangles dominate
+	} {
+		var gs []*graph.Graph
+		for i := 0; i < tc.graphs; i++ {
+			gs = append(gs, graphtest.Random(r, 1+r.IntN(tc.n), tc.p, tc.vl, tc.el))
+		}
+		csmBothWays(t, fmt.Sprintf("n≤%d p=%v labels %d/%d", tc.n, tc.p, tc.vl, tc.el), gs)
+	}
+}
+
+func TestCSMExplicitEqualsImplicitMUTAG(t *testing.T) {
+	ds := graphtest.Dataset(t, "MUTAG")
+	csmBothWays(t, "MUTAG", ds.Graphs)
+}
+
+func TestCSMMethods(t *testing.T) {
+	k, err := New("csm", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []Method{Explicit, Implicit, Auto} {
+		if !Supports(k, m) {
+			t.Errorf("csm does not support %s", m)
+		}
+	}
+	if _, _, err := k.Gram(context.Background(), []*graph.Graph{tinyPath}, Auto); err == nil {
+		t.Error("Gram by auto: no error (auto is resolved by the caller)")
+	}
+	doc, _, err := Describe("csm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"explicit", "implicit"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("csm doc %q does not mention %s", doc, want)
 		}
 	}
 }

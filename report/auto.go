@@ -8,47 +8,109 @@ import (
 	"github.com/gkbench/gkbench/harness"
 )
 
+// autoSpec is a spec that runs explicit, implicit and auto on every cell.
+type autoSpec struct {
+	name, what string
+}
+
+// autoSpecs lists the specs the report compares auto with the oracle on.
+func autoSpecs() []autoSpec {
+	return []autoSpec{
+		{"auto-vs-oracle", "the walk kernel across its phase transition in label diversity and walk length"},
+		{"auto-vs-oracle-subgraph", "the subgraph matching kernel (csm) across its phase transition in the label alphabet"},
+	}
+}
+
+// autoSection adds a paragraph per auto-vs-oracle spec.
+func (r *Report) autoSection(folders map[string]*Folder) {
+	for _, s := range autoSpecs() {
+		f := folders[s.name]
+		if f == nil {
+			r.p("Not run: no results of the " + s.name + " spec.")
+			continue
+		}
+		r.p("The " + s.name + " spec runs both methods and -method auto (probes included) on every cell of " + s.what + ": " + SummarizeAuto(f.Rows).String() + ".")
+	}
+}
+
 // AutoSummary compares the automatic choice of the method with the oracle
 // that always knows the faster one, over the cells of a results folder
 // that ran explicit, implicit and auto.
 type AutoSummary struct {
-	// Cells counts the cells with all three methods finished, Picked those
-	// where auto chose the method that was faster.
+	// Cells counts the cells compared: those where auto ran and at least
+	// one of explicit and implicit finished. Picked counts those where
+	// auto chose the faster method.
 	Cells, Picked int
 	// Auto and Oracle are the summed mean times; Worst is the largest
 	// ratio of auto to oracle in one cell, at WorstCell.
 	Auto, Oracle float64
 	Worst        float64
 	WorstCell    string
+	// Limited counts the compared cells where a method hit the time
+	// limit. A method over the limit is slower than one that finished, so
+	// the oracle is the one that finished; auto over the limit counts at
+	// the time it ran, a lower bound.
+	Limited int
 }
 
 // Ratio returns the total time of auto against the oracle's.
 func (s AutoSummary) Ratio() float64 { return s.Auto / s.Oracle }
 
+// autoTime is what the runs of one method in one cell tell.
+type autoTime struct {
+	mean  float64 // of the finished runs
+	ok    int     // finished runs
+	over  float64 // the longest run that hit the time limit
+	limit bool    // whether a run hit the time limit
+}
+
+// time returns the method's time in the cell, at least, and whether it is
+// known: the mean of the finished runs, else the time a run took until the
+// limit stopped it.
+func (t *autoTime) time() (float64, bool) {
+	switch {
+	case t == nil:
+		return 0, false
+	case t.ok > 0:
+		return t.mean, true
+	case t.limit && t.over > 0:
+		return t.over, true
+	}
+	return 0, false
+}
+
 // SummarizeAuto computes the summary from the rows of an auto-vs-oracle
 // run.
 func SummarizeAuto(rows []harness.Row) AutoSummary {
 	type cell struct {
-		mean  map[string]float64
-		count map[string]int
+		times map[string]*autoTime
 		chose map[string]int
 	}
 	cells := map[string]*cell{}
 	var order []string
 	for i := range rows {
 		r := &rows[i]
-		if r.Status != harness.StatusOK {
+		if r.Status != harness.StatusOK && r.Status != harness.StatusTimeout {
 			continue
 		}
 		c := cells[r.Cell]
 		if c == nil {
-			c = &cell{mean: map[string]float64{}, count: map[string]int{}, chose: map[string]int{}}
+			c = &cell{times: map[string]*autoTime{}, chose: map[string]int{}}
 			cells[r.Cell] = c
 			order = append(order, r.Cell)
 		}
-		n := float64(c.count[r.Method])
-		c.mean[r.Method] = (c.mean[r.Method]*n + r.Total) / (n + 1)
-		c.count[r.Method]++
+		t := c.times[r.Method]
+		if t == nil {
+			t = &autoTime{}
+			c.times[r.Method] = t
+		}
+		if r.Status == harness.StatusTimeout {
+			t.limit = true
+			t.over = max(t.over, r.Total)
+		} else {
+			t.mean = (t.mean*float64(t.ok) + r.Total) / float64(t.ok+1)
+			t.ok++
+		}
 		if r.Method == "auto" {
 			for _, m := range []string{"explicit", "implicit"} {
 				if strings.Contains(r.Note, "auto chose "+m) {
@@ -60,23 +122,34 @@ func SummarizeAuto(rows []harness.Row) AutoSummary {
 	var s AutoSummary
 	for _, k := range order {
 		c := cells[k]
-		e, eok := c.mean["explicit"]
-		i, iok := c.mean["implicit"]
-		a, aok := c.mean["auto"]
-		if !eok || !iok || !aok {
+		e, i, a := c.times["explicit"], c.times["implicit"], c.times["auto"]
+		at, aok := a.time()
+		if !aok {
 			continue
 		}
-		s.Cells++
-		best, faster := math.Min(e, i), "explicit"
-		if i < e {
-			faster = "implicit"
+		// The oracle: the faster of the methods that finished.
+		best, faster := math.Inf(1), ""
+		for _, m := range []struct {
+			name string
+			t    *autoTime
+		}{{"explicit", e}, {"implicit", i}} {
+			if m.t != nil && m.t.ok > 0 && m.t.mean < best {
+				best, faster = m.t.mean, m.name
+			}
 		}
-		if c.chose[faster] >= c.chose[other(faster)] {
+		if faster == "" {
+			continue // neither finished: the oracle is unknown
+		}
+		s.Cells++
+		if (e != nil && e.limit) || (i != nil && i.limit) || a.limit {
+			s.Limited++
+		}
+		if c.chose[faster] > 0 && c.chose[faster] >= c.chose[other(faster)] {
 			s.Picked++
 		}
-		s.Auto += a
+		s.Auto += at
 		s.Oracle += best
-		if r := a / best; r > s.Worst {
+		if r := at / best; r > s.Worst {
 			s.Worst, s.WorstCell = r, k
 		}
 	}
@@ -93,8 +166,12 @@ func other(m string) string {
 // String formats the summary for the report.
 func (s AutoSummary) String() string {
 	if s.Cells == 0 {
-		return "no cell has finished runs of all three methods"
+		return "no cell has finished runs of auto and of one of the methods"
 	}
-	return fmt.Sprintf("auto picked the faster method in %d of %d cells; total time %.3g s against the oracle's %.3g s (%.2f×, target ≤ 1.15×); worst cell %.2f× (target ≤ 2×) at %s",
+	text := fmt.Sprintf("auto picked the faster method in %d of %d cells; total time %.3g s against the oracle's %.3g s (%.2f×, target ≤ 1.15×); worst cell %.2f× (target ≤ 2×) at %s",
 		s.Picked, s.Cells, s.Auto, s.Oracle, s.Ratio(), s.Worst, s.WorstCell)
+	if s.Limited > 0 {
+		text += fmt.Sprintf(" (in %d of the cells a method hit the time limit: the one that finished is the oracle)", s.Limited)
+	}
+	return text
 }

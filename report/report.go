@@ -158,11 +158,7 @@ func Build(root string) (*Report, error) {
 	}
 
 	r.h(2, "Automatic choice of the method")
-	if f := folders["auto-vs-oracle"]; f != nil {
-		r.p("The auto-vs-oracle spec runs both methods and -method auto (probes included) on every cell: " + SummarizeAuto(f.Rows).String() + ".")
-	} else {
-		r.p("Not run: no results of the auto-vs-oracle spec.")
-	}
+	r.autoSection(folders)
 
 	r.h(2, "Figures")
 	for _, n := range names {

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gkbench/gkbench/harness"
+)
+
+func TestSummarizeAutoLimits(t *testing.T) {
+	row := func(cell, method, status string, total float64, note string) harness.Row {
+		return harness.Row{Cell: cell, Method: method, Status: status, Total: total, Note: note}
+	}
+	ok, over := harness.StatusOK, harness.StatusTimeout
+	tests := []struct {
+		name string
+		rows []harness.Row
+		want AutoSummary
+	}{{
+		name: "implicit over the limit",
+		rows: []harness.Row{
+			row("A", "explicit", ok, 0.2, ""), row("A", "implicit", over, 5.1, ""),
+			row("A", "implicit", over, 0, "not run: repetition 1 hit the timeout limit"),
+			row("A", "auto", ok, 0.25, "auto chose explicit (...)"),
+		},
+		want: AutoSummary{Cells: 1, Picked: 1, Auto: 0.25, Oracle: 0.2, Worst: 1.25, WorstCell: "A", Limited: 1},
+	}, {
+		name: "auto over the limit counts at the time it ran",
+		rows: []harness.Row{
+			row("B", "explicit", ok, 1, ""), row("B", "implicit", over, 5, ""),
+			row("B", "auto", over, 5.5, "auto chose implicit (...)"),
+		},
+		want: AutoSummary{Cells: 1, Picked: 0, Auto: 5.5, Oracle: 1, Worst: 5.5, WorstCell: "B", Limited: 1},
+	}, {
+		name: "neither method finished",
+		rows: []harness.Row{
+			row("C", "explicit", over, 5, ""), row("C", "implicit", over, 5, ""),
+			row("C", "auto", over, 5, "auto chose implicit (...)"),
+		},
+		want: AutoSummary{},
+	}, {
+		name: "means over repetitions, errors left out",
+		rows: []harness.Row{
+			row("D", "explicit", ok, 2, ""), row("D", "explicit", ok, 4, ""),
+			row("D", "implicit", ok, 1, ""), row("D", "implicit", ok, 2, ""),
+			row("D", "auto", ok, 1.5, "auto chose implicit (...)"), row("D", "auto", "error: boom", 0, ""),
+		},
+		want: AutoSummary{Cells: 1, Picked: 1, Auto: 1.5, Oracle: 1.5, Worst: 1, WorstCell: "D"},
+	}}
+	for _, tc := range tests {
+		got := SummarizeAuto(tc.rows)
+		if got.Cells != tc.want.Cells || got.Picked != tc.want.Picked || got.Limited != tc.want.Limited ||
+			math.Abs(got.Auto-tc.want.Auto) > 1e-12 || math.Abs(got.Oracle-tc.want.Oracle) > 1e-12 ||
+			math.Abs(got.Worst-tc.want.Worst) > 1e-12 || got.WorstCell != tc.want.WorstCell {
+			t.Errorf("%s: summary %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+	s := SummarizeAuto(tests[0].rows).String()
+	for _, want := range []string{"1 of 1 cells", "1.25×", "hit the time limit"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary %q lacks %q", s, want)
+		}
+	}
+}
+
+func TestAutoSection(t *testing.T) {
+	r := &Report{}
+	rows := []harness.Row{
+		{Cell: "A", Method: "explicit", Status: "ok", Total: 1},
+		{Cell: "A", Method: "implicit", Status: "ok", Total: 2},
+		{Cell: "A", Method: "auto", Status: "ok", Total: 1, Note: "auto chose explicit (...)"},
+	}
+	r.autoSection(map[string]*Folder{"auto-vs-oracle-subgraph": {Rows: rows}})
+	var text []string
+	for _, b := range r.blocks {
+		text = append(text, b.text)
+	}
+	all := strings.Join(text, "\n")
+	for _, want := range []string{"Not run: no results of the auto-vs-oracle spec.", "The auto-vs-oracle-subgraph spec", "subgraph matching kernel", "1 of 1 cells"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("section %q lacks %q", all, want)
+		}
+	}
+}
