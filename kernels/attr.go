@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 
 	"github.com/gkbench/gkbench/graph"
@@ -60,8 +61,46 @@ type Binning struct {
 	dim     int
 	offsets []float64 // p × dim, row-major
 	scale   float64   // 1/√P
-	bins    tupleInterner
-	buf     []int64
+
+	// A bin is the tuple (iteration, bin index of each dimension). On
+	// attributes scaled to [0, 1] (Section 5.2) a bin index lies in
+	// [−1, ⌊1/δ⌋], so the tuple usually packs exactly into 127 bits and
+	// is interned by a one-probe hash of two words instead of a hash and
+	// a comparison of dim+1 words, which cost most of the binning (see
+	// binLayout). A tuple that does not pack (attributes outside [0, 1],
+	// or a layout that does not fit) is interned as a tuple, and its
+	// tuple id t as the key {t, tupleMark}, which no packed key equals,
+	// so that the ids of bins stay the dense ids of one interner. Whether
+	// a tuple packs depends on the tuple alone, so each bin has one id.
+	layout binLayout
+	bins   interner[key128]
+	tuples tupleInterner
+	buf    []int64
+}
+
+// tupleMark is the top bit of word 1 of a key, which packed bins leave 0.
+const tupleMark = 1 << 63
+
+// binLayout places the bin tuple of δ, P and dim into a key128: word 0
+// holds the iteration in its low itBits bits and then the first split
+// dimensions, word 1 the others, below its top bit; a dimension holds its
+// bin index plus one in w bits. w = 0 when no layout fits.
+type binLayout struct {
+	w, itBits uint
+	split     int
+}
+
+func newBinLayout(delta float64, p, dim int) binLayout {
+	if 1/delta >= 1<<30 {
+		return binLayout{}
+	}
+	w := uint(bits.Len64(uint64(1/delta) + 1)) // index+1 ∈ [0, ⌊1/δ⌋+1]
+	it := uint(bits.Len(uint(p - 1)))
+	split := int((64 - it) / w)
+	if split+int(63/w) < dim {
+		return binLayout{}
+	}
+	return binLayout{w: w, itBits: it, split: min(split, dim)}
 }
 
 // NewBinning returns the binning map with P iterations of pitch delta for
@@ -79,8 +118,7 @@ func NewBinning(delta float64, p, dim int, seed uint64) (*Binning, error) {
 	for i := range b.offsets {
 		b.offsets[i] = r.Float64() * delta
 	}
-	b.bins.init(dim + 1)
-	b.buf = make([]int64, dim+1)
+	b.layout = newBinLayout(delta, p, dim)
 	return b, nil
 }
 
@@ -89,14 +127,49 @@ func NewBinning(delta float64, p, dim int, seed uint64) (*Binning, error) {
 func (b *Binning) VertexFeatures(dst []Feature, g *graph.Graph, v int) []Feature {
 	x := g.Attr(v)
 	for it := 0; it < b.p; it++ {
-		b.buf[0] = int64(it)
-		off := b.offsets[it*b.dim : (it+1)*b.dim]
-		for i, xi := range x {
-			b.buf[i+1] = int64(math.Floor((xi - off[i]) / b.delta))
-		}
-		dst = append(dst, Feature{uint64(b.bins.intern(b.buf)), b.scale})
+		dst = append(dst, Feature{uint64(b.bin(it, x)), b.scale})
 	}
 	return dst
+}
+
+// bin returns the id of the bin of x in iteration it.
+func (b *Binning) bin(it int, x []float64) uint32 {
+	off := b.offsets[it*b.dim : (it+1)*b.dim]
+	if w, split := b.layout.w, b.layout.split; w > 0 {
+		// Index+1 is packable if it lies in [0, 2^w) for every
+		// dimension, that is if the or of all of them as unsigned
+		// numbers (negative ones are huge) is below 2^w.
+		var or uint64
+		k := key128{uint64(it), 0}
+		sh := b.layout.itBits
+		for i, xi := range x[:split] {
+			u := uint64(int64(math.Floor((xi-off[i])/b.delta)) + 1)
+			or |= u
+			k[0] |= u << sh
+			sh += w
+		}
+		sh = 0
+		for i, xi := range x[split:] {
+			u := uint64(int64(math.Floor((xi-off[split+i])/b.delta)) + 1)
+			or |= u
+			k[1] |= u << sh
+			sh += w
+		}
+		if or < 1<<w {
+			id, _ := b.bins.intern(k)
+			return id
+		}
+	}
+	if b.buf == nil {
+		b.tuples.init(b.dim + 1)
+		b.buf = make([]int64, b.dim+1)
+	}
+	b.buf[0] = int64(it)
+	for i, xi := range x {
+		b.buf[i+1] = int64(math.Floor((xi - off[i]) / b.delta))
+	}
+	id, _ := b.bins.intern(key128{uint64(b.tuples.intern(b.buf)), tupleMark})
+	return id
 }
 
 // Vertex implements VertexKernel with the approximation ⟨φ(x), φ(y)⟩.
@@ -134,11 +207,21 @@ type tupleInterner struct {
 
 func (t *tupleInterner) init(width int) {
 	t.width = width
-	t.slots = make([]int32, 1024)
+	t.resize(1024)
+}
+
+// resize makes the table n slots, n a power of two, and the arena room for
+// the n/2 tuples it may hold, so that the arena grows with the table, by
+// doubling, and never by append.
+func (t *tupleInterner) resize(n int) {
+	t.slots = make([]int32, n)
 	for i := range t.slots {
 		t.slots[i] = -1
 	}
-	t.mask = uint64(len(t.slots) - 1)
+	t.mask = uint64(n - 1)
+	data := make([]int64, len(t.data), n/2*t.width)
+	copy(data, t.data)
+	t.data = data
 }
 
 func (t *tupleInterner) len() int { return len(t.data) / t.width }
@@ -153,6 +236,7 @@ func hashTuple(x []int64) uint64 {
 	return h
 }
 
+// intern returns the id of x, assigning the next id to a new tuple.
 func (t *tupleInterner) intern(x []int64) uint32 {
 	if 2*(t.len()+1) > len(t.slots) {
 		t.grow()
@@ -172,11 +256,7 @@ func (t *tupleInterner) intern(x []int64) uint32 {
 }
 
 func (t *tupleInterner) grow() {
-	t.slots = make([]int32, 2*len(t.slots))
-	for i := range t.slots {
-		t.slots[i] = -1
-	}
-	t.mask = uint64(len(t.slots) - 1)
+	t.resize(2 * len(t.slots))
 	for id := 0; id < t.len(); id++ {
 		x := t.data[id*t.width : (id+1)*t.width]
 		i := hashTuple(x) & t.mask

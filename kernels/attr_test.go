@@ -79,6 +79,53 @@ func TestBinningConvergence(t *testing.T) {
 	}
 }
 
+// TestBinningIDs checks that bins get one dense id each whether their
+// tuple packs into a key or is interned as a tuple: the ids must be in
+// one-to-one correspondence with the exact tuples (iteration, ⌊(x_i −
+// o_i)/δ⌋ for every i), computed here directly. Attributes in [−0.5, 1.5]
+// and a NaN put some tuples outside the packed range [−1, ⌊1/δ⌋] of every
+// layout, δ = 10⁻¹² leaves no layout at all, and δ = 1 and 0.3 pack most
+// tuples.
+func TestBinningIDs(t *testing.T) {
+	const dim, n, p = 3, 200, 8
+	r := rand.New(rand.NewPCG(5, 6))
+	attrs := make([]float64, n*dim)
+	for i := range attrs {
+		attrs[i] = float64(r.IntN(9))/4 - 0.5
+	}
+	attrs[7] = math.NaN()
+	g := attrGraph(t, make([]int32, n), nil, attrs, dim)
+	for _, delta := range []float64{1, 0.3, 1e-12} {
+		b, err := NewBinning(delta, p, dim, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idOf := map[[dim + 1]int64]uint64{}
+		tupleOf := map[uint64][dim + 1]int64{}
+		for v := 0; v < n; v++ {
+			for it, f := range b.VertexFeatures(nil, g, v) {
+				tuple := [dim + 1]int64{int64(it)}
+				for i, x := range g.Attr(v) {
+					tuple[i+1] = int64(math.Floor((x - b.offsets[it*dim+i]) / delta))
+				}
+				if id, ok := idOf[tuple]; ok && id != f.ID {
+					t.Fatalf("δ=%g: tuple %v has ids %d and %d", delta, tuple, id, f.ID)
+				}
+				if u, ok := tupleOf[f.ID]; ok && u != tuple {
+					t.Fatalf("δ=%g: id %d has tuples %v and %v", delta, f.ID, u, tuple)
+				}
+				idOf[tuple], tupleOf[f.ID] = f.ID, tuple
+				if f.ID >= uint64(len(idOf)) {
+					t.Fatalf("δ=%g: id %d after %d bins, want dense ids", delta, f.ID, len(idOf))
+				}
+			}
+		}
+		if b.Bins() != len(idOf) {
+			t.Errorf("δ=%g: Bins() = %d, want %d", delta, b.Bins(), len(idOf))
+		}
+	}
+}
+
 // TestHopperMatrices compares M(v) with the shortest paths counted by hand.
 // Path 0–1–2 (d = 3): length 0 gives M_00 = 1 everywhere; the arcs give an
 // end vertex one path from it (M_01) and one into it (M_11), the middle two
@@ -217,11 +264,16 @@ func attrSet(t *testing.T, r *rand.Rand, n int) []*graph.Graph {
 // TestAttributedDiracLimit: with δ below the smallest attribute difference
 // (0.25) the hat kernel is Dirac on the attributes, and binning puts equal
 // points in one bin and different ones apart; with P = 4 the values 1/√P =
-// 1/2 are exact in binary, so explicit equals implicit exactly.
+// 1/2 are exact in binary, so explicit equals implicit exactly. So do GI
+// and GraphHopper with the Dirac kernel on labels, whose sums are integers.
 func TestAttributedDiracLimit(t *testing.T) {
 	gs := attrSet(t, rand.New(rand.NewPCG(11, 12)), 14)
 	a := AttrKernel{Kind: "hat", Delta: 0.2, Iterations: 4, Seed: 3}
-	for _, k := range []Kernel{&GraphInvariant{H: 2, Attr: a}, &GraphHopper{Attr: a}, &ShortestPath{Attr: &a}} {
+	dirac := AttrKernel{Kind: "dirac"}
+	for _, k := range []Kernel{
+		&GraphInvariant{H: 2, Attr: a}, &GraphHopper{Attr: a}, &ShortestPath{Attr: &a},
+		&GraphInvariant{H: 2, Attr: dirac}, &GraphHopper{Attr: dirac},
+	} {
 		ke, _, err := k.Gram(context.Background(), gs, Explicit)
 		if err != nil {
 			t.Fatal(err)
@@ -231,6 +283,98 @@ func TestAttributedDiracLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		requireEqual(t, k.Name(), ke, ki)
+	}
+}
+
+// TestWVVectors compares the explicit maps of GI and GraphHopper with the
+// definition φ^WV(G) = Σ_v φ^W(v) ⊗ φ^V(v) (Proposition 4.2), summed in a
+// map over the pairs of feature ids: each graph must have as many
+// non-zeros, sorted ids, the data set as many features, and the dot
+// products must agree up to the order of summation. Binning with equal
+// seeds gives equal bin ids, so the maps use a Binning of their own.
+func TestWVVectors(t *testing.T) {
+	ds := graphtest.Dataset(t, "ENZYMES")
+	sub, err := ds.RandomSubset(30, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := graph.ScaleAttributes(sub.Graphs)
+	hopper := &ghWeights{m: make([][]float64, len(gs)), d: make([]int, len(gs))}
+	for i, g := range gs {
+		hopper.m[i], hopper.d[i] = HopperMatrices(g)
+		hopper.delta = max(hopper.delta, hopper.d[i])
+	}
+	tests := []struct {
+		name string
+		w    vertexWeights
+		a    AttrKernel
+	}{
+		{"gi/hat", newGIWeights(graph.Refine(gs, 3, graph.Uniform)), AttrKernel{Kind: "hat", Delta: 1, Iterations: 8, Seed: 4}},
+		{"gi/dirac", newGIWeights(graph.Refine(gs, 2, graph.Uniform)), AttrKernel{Kind: "dirac"}},
+		{"gh/hat", hopper, AttrKernel{Kind: "hat", Delta: 0.5, Iterations: 8, Seed: 4}},
+	}
+	for _, tc := range tests {
+		vm, err := tc.a.featureMap(18)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vecs, features, err := wvVectors(context.Background(), gs, tc.w, vm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, _ := tc.a.featureMap(18)
+		maps := make([]map[[2]uint64]float64, len(gs))
+		all := map[[2]uint64]bool{}
+		for i, g := range gs {
+			maps[i] = map[[2]uint64]float64{}
+			for u := 0; u < g.N(); u++ {
+				for _, x := range tc.w.features(nil, i, u) {
+					for _, y := range ref.VertexFeatures(nil, g, u) {
+						maps[i][[2]uint64{x.ID, y.ID}] += x.Val * y.Val
+						all[[2]uint64{x.ID, y.ID}] = true
+					}
+				}
+			}
+			if vecs[i].Len() != len(maps[i]) || !slices.IsSorted(vecs[i].IDs) {
+				t.Fatalf("%s: graph %d has %d non-zeros (sorted %v), want %d", tc.name, i, vecs[i].Len(), slices.IsSorted(vecs[i].IDs), len(maps[i]))
+			}
+		}
+		if features != len(all) {
+			t.Errorf("%s: %d features, want %d", tc.name, features, len(all))
+		}
+		for i := range gs {
+			for j := i; j < len(gs); j++ {
+				var want float64
+				for k, x := range maps[i] {
+					want += x * maps[j][k]
+				}
+				if got := Dot(vecs[i], vecs[j]); math.Abs(got-want) > 1e-12*math.Abs(want) {
+					t.Fatalf("%s: ⟨φ_%d, φ_%d⟩ = %v, want %v", tc.name, i, j, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestWVDeterministic checks that explicit GI and GraphHopper give the same
+// matrix, to the bit, when computed twice with the same seed.
+func TestWVDeterministic(t *testing.T) {
+	ds := graphtest.Dataset(t, "ENZYMES")
+	sub, err := ds.RandomSubset(40, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := AttrKernel{Kind: "hat", Delta: 1, Iterations: 16, Seed: 9}
+	for _, k := range []Kernel{&GraphInvariant{H: 3, Attr: a}, &GraphHopper{Attr: a}} {
+		k1, _, err := k.Gram(context.Background(), sub.Graphs, Explicit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k2, _, err := k.Gram(context.Background(), sub.Graphs, Explicit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, k.Name(), k1, k2)
 	}
 }
 

@@ -16,10 +16,12 @@ type vertexWeights interface {
 	// weight returns k_W(u, v) for vertex u of graph g and v of graph h.
 	weight(g, u, h, v int) float64
 	// features appends the explicit feature map φ^W(u) of vertex u of
-	// graph g to dst.
+	// graph g to dst, with distinct ids below dim.
 	features(dst []Feature, g, u int) []Feature
-	// nnz returns the number of non-zeros of φ^W(u), for memory estimates.
-	nnz(g, u int) int
+	// dim returns the dimension of φ^W: the weight features are dense
+	// ids, so that a graph's pairs of a weight and a vertex feature can
+	// be ranked in a bitmap over all pairs (see rankPairs).
+	dim() int
 }
 
 // gramWV computes K(G,H) = Σ_v Σ_v' k_W(v,v')·k_V(v,v') for the weights w
@@ -68,37 +70,13 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 			return nil, fmt.Errorf("%s kernel: %w", name, err)
 		}
 		t := time.Now()
-		// A feature is the pair (weight feature, vertex feature); both
-		// are interned to 32-bit ids so that the pair packs into one
-		// uint64 key.
-		var wIDs, vIDs, ids interner[key64]
-		var acc accumulator
-		var fw, fv []Feature
-		vecs := make([]Vec, n)
-		for i, g := range gs {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			for u := 0; u < g.N(); u++ {
-				fw = w.features(fw[:0], i, u)
-				fv = vm.VertexFeatures(fv[:0], g, u)
-				for j := range fv {
-					id, _ := vIDs.intern(key64(fv[j].ID))
-					fv[j].ID = uint64(id)
-				}
-				for _, x := range fw {
-					wid, _ := wIDs.intern(key64(x.ID))
-					for _, y := range fv {
-						id, _ := ids.intern(key64(uint64(wid)<<32 | y.ID))
-						acc.add(id, x.Val*y.Val)
-					}
-				}
-			}
-			vecs[i].IDs, vecs[i].Vals = acc.flush(nil, nil)
+		vecs, nf, err := wvVectors(ctx, gs, w, vm)
+		if err != nil {
+			return nil, err
 		}
 		rep.TPhi += time.Since(t)
 		noteVecs(rep, vecs)
-		rep.Features = int64(ids.len())
+		rep.Features = int64(nf)
 		t = time.Now()
 		K, err := gramFromVecs(ctx, vecs, nil, 1)
 		rep.TDot += time.Since(t)
@@ -107,18 +85,67 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 	return nil, fmt.Errorf("%s kernel: unsupported method %q", name, m)
 }
 
-// wvBytes estimates the memory of the explicit map of a weighted vertex
-// kernel: every non-zero of every φ^W(v) ⊗ φ^V(v) may become one entry of a
-// graph's vector (an id and a value, 12 bytes) and of the interner (about
-// 40 bytes a feature, at worst one per entry).
-func wvBytes(gs []*graph.Graph, w vertexWeights, p int) int64 {
-	var nnz int64
-	for i, g := range gs {
-		for u := 0; u < g.N(); u++ {
-			nnz += int64(w.nnz(i, u)) * int64(max(p, 1))
-		}
+// wvBytes bounds the bytes that the explicit map of a weighted vertex
+// kernel with attribute kernel a allocates, from scaling the attributes to
+// the Gram matrix (without it), given nnzW[g], the number of non-zeros of
+// φ^W over the vertices of graph g, and prep, what preparing the weights
+// allocates. It takes every pair of a weight and a vertex feature of a
+// vertex for a distinct non-zero of its graph's vector and a feature of its
+// own, and every bin of every vertex for a new bin, the most there can be;
+// when binning or the weights merge pairs (vertices of one graph that share
+// a weight feature and a bin), the truth is lower, by the factor that they
+// merge. It assumes finite attributes, so that scaled ones lie in [0, 1].
+func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64) int64 {
+	const (
+		// A pair's key and value while its graph's vector is built and
+		// its id (20 bytes), with up to a quarter more for the rounding
+		// of allocation sizes; its rank (8, see rankPairs); and
+		// gramFromVecs's posting lists, 12 bytes a non-zero, and their
+		// index, 4 bytes a feature.
+		perPair = 25 + 8 + 16
+		// A bin's key and slot in the interner and its sum in the dense
+		// accumulator. The three grow by doubling, to at most 4, 4 and 2
+		// entries a bin, so that what they allocate in all is at most
+		// twice that, with up to an eighth more for rounding and, for
+		// the keys, up to a quarter more for append's growth: 90, 36 and
+		// 37 bytes. An interned label costs less.
+		perBin = 90 + 36 + 37
+	)
+	dim, _ := attrDim(gs)
+	p := int64(1)
+	if a.Kind == "hat" {
+		p = int64(max(a.Iterations, 1))
 	}
-	return 52 * nnz
+	var v, pairs, scratch int64
+	for i, g := range gs {
+		n := int64(g.N())
+		pg := nnzW[i] * p
+		v += n
+		pairs += pg
+		// The scratch of one graph: its pairs' keys and values, its
+		// vertex features with their values, the accumulator's list of
+		// touched ids, and its weight features with their vertices.
+		scratch = max(scratch, 16*pg+16*n*p+36*nnzW[i]+4*n+16*p)
+	}
+	bytes := prep + perPair*pairs + perBin*v*p
+	if a.Kind == "hat" && newBinLayout(a.Delta, int(p), dim).w == 0 {
+		// Every bin is also a tuple of dim+1 words in a tupleInterner,
+		// whose slots and arena grow by doubling from 1024 slots to at
+		// most 4 slots and 2 tuples a tuple.
+		words := int64(dim + 1)
+		bytes += (32+32*words)*v*p + 4096*words
+	}
+	// The scratch is reused from graph to graph; growing it by append
+	// allocates up to 5 times its final capacity, which can be a quarter
+	// more than its length, and rounding can add an eighth.
+	bytes += 7 * scratch
+	// The scaled attributes, graphs and vectors, and the binning's
+	// offsets.
+	g := int64(len(gs))
+	bytes += 8*int64(dim)*v + 136*g + 72*g + 8*p*int64(dim)
+	// The tables' minimum sizes (1024 entries) and the bitmap of
+	// rankPairs beyond 6 bytes a non-zero.
+	return bytes + 96<<10
 }
 
 // GraphInvariant is the graph invariant kernel of Orsini et al. (2015) in
@@ -139,7 +166,27 @@ func (k *GraphInvariant) Name() string { return "gi" }
 // Methods implements Kernel.
 func (k *GraphInvariant) Methods() []Method { return []Method{Explicit, Implicit} }
 
-type giWeights struct{ colours [][][]int32 } // [iteration][graph][vertex]
+// giWeights holds the WL colours of every vertex, colours[i][g][v] for
+// iteration i. The colours of iteration i are dense ids below k_i, so the
+// weight feature of iteration i and colour c is offset[i] + c.
+type giWeights struct {
+	colours [][][]int32
+	offset  []int // offset[i] = k_0 + … + k_{i−1}, for i = 0..h+1
+}
+
+func newGIWeights(colours [][][]int32) *giWeights {
+	w := &giWeights{colours: colours, offset: make([]int, len(colours)+1)}
+	for i, c := range colours {
+		k := 0
+		for _, cg := range c {
+			for _, x := range cg {
+				k = max(k, int(x)+1)
+			}
+		}
+		w.offset[i+1] = w.offset[i] + k
+	}
+	return w
+}
 
 func (w *giWeights) weight(g, u, h, v int) float64 {
 	s := 0
@@ -153,12 +200,12 @@ func (w *giWeights) weight(g, u, h, v int) float64 {
 
 func (w *giWeights) features(dst []Feature, g, u int) []Feature {
 	for i, c := range w.colours {
-		dst = append(dst, Feature{uint64(i)<<32 | uint64(uint32(c[g][u])), 1})
+		dst = append(dst, Feature{uint64(w.offset[i] + int(c[g][u])), 1})
 	}
 	return dst
 }
 
-func (w *giWeights) nnz(int, int) int { return len(w.colours) }
+func (w *giWeights) dim() int { return w.offset[len(w.colours)] }
 
 // Gram implements Kernel.
 func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymDense, *Report, error) {
@@ -171,22 +218,39 @@ func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) 
 	rep := &Report{Method: m}
 	t := time.Now()
 	gs = graph.ScaleAttributes(gs)
-	w := &giWeights{graph.Refine(gs, k.H, graph.Uniform)}
+	w := newGIWeights(graph.Refine(gs, k.H, graph.Uniform))
 	rep.TPrep = time.Since(t)
 	K, err := gramWV(ctx, "gi", gs, m, w, &k.Attr, rep)
 	return K, rep, err
 }
 
-// EstimateBytes implements MemoryEstimator.
+// EstimateBytes implements MemoryEstimator with an upper bound for the
+// explicit method (see wvBytes).
 func (k *GraphInvariant) EstimateBytes(gs []*graph.Graph, m Method) int64 {
 	if m != Explicit {
 		return 0
 	}
-	var nv int64
-	for _, g := range gs {
-		nv += int64(g.N())
+	h := int64(k.H)
+	nnzW := make([]int64, len(gs))
+	var v, adj, deg int64
+	for i, g := range gs {
+		nnzW[i] = (h + 1) * int64(g.N())
+		v += int64(g.N())
+		adj += int64(len(g.Adj))
+		for u := 0; u < g.N(); u++ {
+			deg = max(deg, int64(len(g.Neighbors(u))))
+		}
 	}
-	return 52 * nv * int64(k.H+1) * int64(max(k.Attr.Iterations, 1))
+	// graph.Refine allocates a labelling of 4 bytes a vertex and a slice
+	// header a graph per iteration and, for h > 0, a signature table of
+	// up to 32 bytes a vertex in slots, 8 in bounds and 8 a word of
+	// signature (a vertex and its neighbours), and a scratch signature
+	// grown by append.
+	prep := (h+1)*(4*v+24*int64(len(gs))) + 8*(h+2)
+	if h > 0 {
+		prep += 48*v + 8*adj + 64*(deg+1) + 1024
+	}
+	return wvBytes(gs, &k.Attr, nnzW, prep)
 }
 
 // GraphHopper is the GraphHopper kernel of Feragen et al. (2013) as a
@@ -257,7 +321,7 @@ func (w *ghWeights) features(dst []Feature, g, u int) []Feature {
 	return dst
 }
 
-func (w *ghWeights) nnz(g, _ int) int { return w.d[g] * (w.d[g] + 1) / 2 }
+func (w *ghWeights) dim() int { return w.delta * w.delta }
 
 // HopperMatrices returns M(v) of every vertex of g as one d×d block per
 // vertex, row-major, where d is g's diameter plus one (1 for a graph
@@ -348,23 +412,36 @@ func (k *GraphHopper) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*m
 	return K, rep, err
 }
 
-// EstimateBytes implements MemoryEstimator.
+// EstimateBytes implements MemoryEstimator with an upper bound for the
+// explicit method (see wvBytes). It computes M(v) of every vertex to count
+// its non-zeros, which costs a small part of the explicit map: a bound
+// from the diameter alone, δ_g(δ_g+1)/2 a vertex, is about twice too high
+// on ENZYMES.
 func (k *GraphHopper) EstimateBytes(gs []*graph.Graph, m Method) int64 {
 	if m != Explicit {
 		return 0
 	}
-	var nnz int64
-	for _, g := range gs {
-		// A vertex's M has at most δ_g(δ_g+1)/2 non-zeros, with δ_g the
-		// graph's diameter plus one; the breadth-first searches cost a
-		// fraction of the map they bound.
-		d := int64(0)
-		for _, x := range graph.Distances(g) {
-			d = max(d, int64(x)+1)
+	nnzW := make([]int64, len(gs))
+	var prep int64
+	for i, g := range gs {
+		M, d := HopperMatrices(g)
+		for u := 0; u < g.N(); u++ {
+			b := M[u*d*d : (u+1)*d*d]
+			for r := 0; r < d; r++ {
+				for _, x := range b[r*d+r : (r+1)*d] {
+					if x != 0 {
+						nnzW[i]++
+					}
+				}
+			}
 		}
-		nnz += int64(g.N()) * d * (d + 1) / 2
+		// HopperMatrices keeps M, 8 bytes an entry, and allocates the
+		// distances, 4 bytes a pair, path counts and a queue; an eighth
+		// more for rounding.
+		n, d64 := int64(g.N()), int64(d)
+		prep += (4*n*n + 8*n*d64*d64 + 8*n*d64 + 16*n) * 9 / 8
 	}
-	return 52 * nnz * int64(max(k.Attr.Iterations, 1))
+	return wvBytes(gs, &k.Attr, nnzW, prep+32*int64(len(gs)))
 }
 
 // MemoryEstimator is implemented by kernels that can bound the memory a
