@@ -77,6 +77,8 @@ func checks() map[string]check {
 		"csm-gl-crossover":           checkCSMCrossover,
 		"gi-explicit-speedup":        checkGISpeedup,
 		"sp-attributed-oom":          checkSPAttributedOOM,
+		"attr-explicit-approaches":   checkExplicitApproaches,
+		"gi-best-accuracy":           checkGIBest,
 	}
 }
 

@@ -157,6 +157,9 @@ func Build(root string) (*Report, error) {
 		r.p("Not run: no accuracy rows of the fig-walk-length-mutag-enzymes spec.")
 	}
 
+	r.h(2, "Attributed graphs: accuracy of Figure 3")
+	r.attributedSection(folders["fig-attributed"])
+
 	r.h(2, "Automatic choice of the method")
 	r.autoSection(folders)
 
