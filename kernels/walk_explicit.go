@@ -25,7 +25,7 @@ type walkMapper struct {
 	// prev<<32 | (edgeLabel·nVL + vertexLabel), and a length-0 sequence by
 	// noPrev<<32 | vertexLabel.
 	nVL  uint64
-	fast map[uint64]uint32
+	fast interner[key64]
 
 	// Generic path: keyed by (vertex feature, edge feature, prev id), and a
 	// length-0 sequence by (vertex feature, noPrev, noPrev).
@@ -33,10 +33,6 @@ type walkMapper struct {
 
 	// weights[id] is λ of the length of sequence id; kept only for Max.
 	weights []float64
-	// keys[id] is the key of sequence id, kept when record is set, so
-	// that the ids of several mappers can be merged.
-	keys   []uint64
-	record bool
 
 	vacc, gacc accumulator
 	cur, nxt   csrVecs
@@ -83,7 +79,7 @@ func newDiracWalkMapper(k *Walk, gs []*graph.Graph) (*walkMapper, error) {
 		// handles Dirac kernels too, only more slowly.
 		return newGenericWalkMapper(k)
 	}
-	return &walkMapper{k: k, dirac: true, nVL: uint64(max(nVL, 1)), fast: make(map[uint64]uint32)}, nil
+	return &walkMapper{k: k, dirac: true, nVL: uint64(max(nVL, 1))}, nil
 }
 
 func newGenericWalkMapper(k *Walk) (*walkMapper, error) {
@@ -110,7 +106,7 @@ func newGenericWalkMapper(k *Walk) (*walkMapper, error) {
 // size returns the number of interned label sequences of all lengths.
 func (b *walkMapper) size() int {
 	if b.dirac {
-		return len(b.fast)
+		return b.fast.len()
 	}
 	return len(b.slow)
 }
@@ -124,21 +120,18 @@ func (b *walkMapper) newID(length int) uint32 {
 }
 
 func (b *walkMapper) internFast(key uint64, length int) uint32 {
-	id, ok := b.fast[key]
-	if !ok {
-		id = b.newID(length)
-		b.fast[key] = id
-		if b.record {
-			b.keys = append(b.keys, key)
-		}
+	id, added := b.fast.intern(key64(key))
+	if added && b.k.Max && b.k.Lambda != nil {
+		b.weights = append(b.weights, b.k.Lambda[length])
 	}
 	return id
 }
 
-// fork returns an empty mapper with the same label packing, recording its
-// keys, for one chunk of graphs of a parallel computation.
+// fork returns an empty mapper with the same label packing, for one chunk
+// of graphs of a parallel computation; its interner keeps the keys in id
+// order, so that the ids of several mappers can be merged.
 func (b *walkMapper) fork() *walkMapper {
-	return &walkMapper{k: b.k, dirac: true, nVL: b.nVL, fast: make(map[uint64]uint32), record: true}
+	return &walkMapper{k: b.k, dirac: true, nVL: b.nVL}
 }
 
 // walkChunk is the number of graphs one goroutine maps with one interner.
@@ -156,7 +149,7 @@ func (b *walkMapper) parallelVectors(ctx context.Context, gs []*graph.Graph, thr
 	n := len(gs)
 	chunks := (n + walkChunk - 1) / walkChunk
 	vecs := make([]Vec, n)
-	keys := make([][]uint64, chunks)
+	keys := make([][]key64, chunks)
 	err := forRows(ctx, chunks, threads, func(_, c int) error {
 		m := b.fork()
 		for i := c * walkChunk; i < min(n, (c+1)*walkChunk); i++ {
@@ -165,26 +158,35 @@ func (b *walkMapper) parallelVectors(ctx context.Context, gs []*graph.Graph, thr
 				return err
 			}
 		}
-		keys[c] = m.keys
+		keys[c] = m.fast.keys
 		return nil
 	})
 	if err != nil {
 		return nil, 0, err
 	}
+	// The chunks' keys are interned in chunk order, serially, so that the
+	// ids do not depend on the threads; translating and re-sorting the
+	// vectors, most of the merge's work, is each chunk's own.
 	var global interner[key64]
-	type entry struct {
-		id  uint32
-		val float64
-	}
-	var buf []entry
+	locals := make([][]uint32, chunks)
 	for c, ks := range keys {
 		local := make([]uint32, len(ks))
-		for id, key := range ks {
+		for id, k := range ks {
+			key := uint64(k)
 			if prev := key >> 32; prev != noPrev {
 				key = uint64(local[prev])<<32 | key&(1<<32-1)
 			}
 			local[id], _ = global.intern(key64(key))
 		}
+		locals[c] = local
+	}
+	type entry struct {
+		id  uint32
+		val float64
+	}
+	bufs := make([][]entry, threads)
+	err = forRows(ctx, chunks, threads, func(w, c int) error {
+		local, buf := locals[c], bufs[w]
 		for i := c * walkChunk; i < min(n, (c+1)*walkChunk); i++ {
 			v := &vecs[i]
 			buf = buf[:0]
@@ -196,6 +198,11 @@ func (b *walkMapper) parallelVectors(ctx context.Context, gs []*graph.Graph, thr
 				v.IDs[t], v.Vals[t] = e.id, e.val
 			}
 		}
+		bufs[w] = buf
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	return vecs, global.len(), nil
 }
