@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gkbench/gkbench/eval"
@@ -176,25 +179,57 @@ func (ev *evaluation) run(ctx context.Context, dc DataCoord, row AccuracyRow, ba
 		return ev.record(row, start)
 	}
 	m := kernels.Method(row.Method)
-	var cands []eval.Candidate
-	var failed []string
-	for _, params := range candidates(base, sel) {
-		label := selectionLabel(params, sel)
+	// The candidates' matrices are independent and untimed, so they are
+	// computed side by side on every core; explicit maps only one at a
+	// time, since a map near the memory limit must not meet another.
+	all := candidates(base, sel)
+	type result struct {
+		K   *mat.SymDense
+		err error
+	}
+	results := make([]result, len(all))
+	ks := make([]kernels.Kernel, len(all))
+	for i, params := range all {
 		k, err := ev.r.Kernels.New(row.Kernel, params)
 		if err != nil {
 			return fmt.Errorf("evaluation: kernel %s: %w", row.Kernel, err)
 		}
-		K, err := ev.gram(ctx, k, m)
-		if ctx.Err() != nil {
-			return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
-		}
-		if err != nil {
+		ks[i] = k
+	}
+	workers := 1
+	if m == kernels.Implicit {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(workers, len(all)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(all); i = int(next.Add(1) - 1) {
+				if ctx.Err() != nil {
+					return
+				}
+				K, err := ev.gram(ctx, ks[i], m)
+				results[i] = result{K, err}
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
+	}
+	var cands []eval.Candidate
+	var failed []string
+	for i, params := range all {
+		label := selectionLabel(params, sel)
+		if err := results[i].err; err != nil {
 			// A candidate that cannot be computed (a diverging γ, a
 			// time-out) is left out of the selection, and said so.
 			failed = append(failed, label+": "+oneLine(err.Error()))
 			continue
 		}
-		cands = append(cands, eval.Candidate{Label: label, K: K})
+		cands = append(cands, eval.Candidate{Label: label, K: results[i].K})
 	}
 	if len(failed) > 0 {
 		row.Note = fmt.Sprintf("%d of %d candidates left out: %s", len(failed), len(failed)+len(cands), failed[0])
