@@ -456,14 +456,14 @@ evaluation:
 }
 
 // TestAutoMethod checks that auto is accepted for a kernel that can advise
-// (walk) and refused for one that cannot (sp).
+// (walk) and refused for one with a single method (grw, implicit only).
 func TestAutoMethod(t *testing.T) {
 	src := mutate(t, "methods: [explicit, implicit]", "methods: [explicit, implicit, auto]")
 	if _, err := ParseSpec("x.yaml", []byte(src)); err != nil {
 		t.Errorf("walk with auto: %v", err)
 	}
-	bad := strings.Replace(src, "  - name: walk\n    params: {length: 2}\n", "  - name: sp\n", 1)
-	if _, err := ParseSpec("x.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "kernel sp does not support method auto") {
-		t.Errorf("sp with auto: err = %v", err)
+	bad := strings.Replace(src, "  - name: walk\n    params: {length: 2}\n", "  - name: grw\n    params: {gamma: 0.01}\n    methods: [implicit, auto]\n", 1)
+	if _, err := ParseSpec("x.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "kernel grw does not support method auto") {
+		t.Errorf("grw with auto: err = %v", err)
 	}
 }

@@ -90,12 +90,15 @@ func TestSamplingAdvisor(t *testing.T) {
 					t.Errorf("advice chose %s, measured faster %s", a.Choice, faster)
 				}
 			}
-			// A tenth of the chosen method's time, plus what the
-			// minimum probes cost on matrices of milliseconds: the
-			// Gram matrices of 8 graphs by both methods, or one
-			// explicit map of a large graph before the explicit probe
-			// is stopped.
-			if slack := time.Duration(0.1*float64(chosen)) + 50*time.Millisecond; a.Probe > slack {
+			// The advisor holds its probes to 5% of the faster
+			// prediction; the test allows a quarter of the chosen
+			// method's measured time, plus what the minimum probes
+			// cost on matrices of milliseconds (the Gram matrices of
+			// 8 graphs by both methods, or one explicit map of a large
+			// graph before the explicit probe is stopped), so that a
+			// loaded machine, which slows probes and runs unequally,
+			// fails it only when the budget is broken by far.
+			if slack := time.Duration(0.25*float64(chosen)) + 100*time.Millisecond; a.Probe > slack {
 				t.Errorf("probes took %v, more than %v", a.Probe, slack)
 			}
 			for i := 0; i < 2; i++ {
