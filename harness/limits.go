@@ -118,9 +118,12 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 	out := outcome{heapBase: heapBytes()}
 	// A kernel that can predict its memory is refused before it starts
 	// when the prediction exceeds the limit: the sampler would stop it
-	// only after it had allocated that much.
+	// only after it had allocated that much. The sampler sees the whole
+	// heap, so the heap already in use and the Gram matrix itself, which
+	// the estimate leaves out, count too.
 	if est, ok := k.(kernels.MemoryEstimator); ok && lim.Memory > 0 {
-		if b := est.EstimateBytes(gs, m); b > lim.Memory {
+		n := int64(len(gs))
+		if b := est.EstimateBytes(gs, m); b > 0 && b+8*n*n+int64(out.heapBase) > lim.Memory {
 			out.status = StatusOOM
 			out.estimate = b
 			return out
