@@ -475,9 +475,14 @@ func spGroupByRows(g, h *spPaths, a, b int, kv []float64, ng, nh int, buf []floa
 	return total, buf
 }
 
+// spAttrBytes is the memory the closed-form estimate of SP with attributes
+// charges a non-zero.
+const spAttrBytes = 52
+
 // EstimateBytes implements MemoryEstimator for the explicit method; the
 // implicit one holds the paths of two graphs at a time, which is small.
-// As Walk.EstimateBytes does, it maps a sample of the graphs and scales
+// With attributes it is a closed-form bound; on labels, as
+// Walk.EstimateBytes does, it maps a sample of the graphs and scales
 // what it produces to all graphs, here by their ordered pairs of
 // vertices.
 //
@@ -493,17 +498,26 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method) int64 {
 		if k.Attr.validate() != nil {
 			return 0
 		}
-		// Scaled as the Gram computation scales them, so that they fall
-		// into the same bins.
-		gs = graph.ScaleAttributes(gs)
+		// With P binning iterations a pair has up to P² non-zeros, so
+		// mapping even a sample costs what the estimate is there to
+		// avoid: the closed form, every non-zero of every ordered pair
+		// distinct (an id and a value in the vector and about 40 bytes
+		// of interner), bounds the map instead. It is what refuses
+		// P ≥ 64 on ENZYMES and P ≥ 16 on the other attributed sets at
+		// 12 GiB, the paper's pattern at 64 GB.
+		p := int64(max(k.Attr.Iterations, 1))
+		var pairs int64
+		for _, g := range gs {
+			pairs += int64(g.N()) * int64(g.N()-1)
+		}
+		return spAttrBytes * pairs * p * p
 	}
 	n := len(gs)
 	pairs := make([]float64, n)
-	var attrs, largest float64
+	var largest float64
 	for i, g := range gs {
 		ng := float64(g.N())
 		pairs[i] = ng * (ng - 1)
-		attrs += ng * float64(g.AttrDim)
 		largest = max(largest, ng)
 	}
 	smp := drawSample(pairs, estimateSample, estimateTop)
@@ -519,16 +533,11 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method) int64 {
 	dim := smp.features(vecs, pairs)
 
 	perFeat := mapBytes192 + accBytes
-	if k.Attr == nil && isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
+	if isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
 		perFeat = mapBytes64 + accBytes
 	}
 	// One graph's distances are live at a time.
 	transient := 4 * largest * largest
-	if k.Attr != nil {
-		// The Gram's scaled copy of the attributes, and one graph's
-		// vertex features, a Feature per binning iteration and vertex.
-		transient += 8*attrs + 16*largest*float64(k.Attr.Iterations)
-	}
 	vb := nonzeroBytes*nnz + vecBytes*float64(n)
 	phi := vb + perFeat*dim + transient
 	return int64(gcHeadroom * max(phi, dotBytes(vb, nnz, dim)))
