@@ -123,7 +123,8 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 	// the estimate leaves out, count too.
 	if est, ok := k.(kernels.MemoryEstimator); ok && lim.Memory > 0 {
 		n := int64(len(gs))
-		if b := est.EstimateBytes(gs, m); b > 0 && b+8*n*n+int64(out.heapBase) > lim.Memory {
+		room := lim.Memory - 8*n*n - int64(out.heapBase)
+		if b := est.EstimateBytes(gs, m, max(room, 1)); b > 0 && b > room {
 			out.status = StatusOOM
 			out.estimate = b
 			return out

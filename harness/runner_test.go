@@ -540,7 +540,7 @@ func TestStats(t *testing.T) {
 // estimatingKernel predicts more memory than any test limit allows.
 type estimatingKernel struct{ fakeKernel }
 
-func (k *estimatingKernel) EstimateBytes([]*graph.Graph, kernels.Method) int64 { return 1 << 40 }
+func (k *estimatingKernel) EstimateBytes([]*graph.Graph, kernels.Method, int64) int64 { return 1 << 40 }
 
 // TestMemoryEstimateRefused checks that a kernel whose own estimate exceeds
 // the memory limit is recorded as oom without being run.

@@ -463,7 +463,7 @@ func TestMemoryEstimates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		est, got := k.EstimateBytes(sub.Graphs, Explicit), 52*rep.FeatureNNZ
+		est, got := k.EstimateBytes(sub.Graphs, Explicit, 0), 52*rep.FeatureNNZ
 		if est < got || est > 100*got {
 			t.Errorf("%s: estimate %d bytes for %d non-zeros (%d bytes)", k.Name(), est, rep.FeatureNNZ, got)
 		}

@@ -117,7 +117,7 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 			}
 			gs := ds.Graphs
 			n := int64(len(gs))
-			est := tt.k.EstimateBytes(gs, Explicit)
+			est := tt.k.EstimateBytes(gs, Explicit, 0)
 			var err error
 			peak := peakHeap(func() { _, _, err = tt.k.Gram(context.Background(), gs, Explicit) })
 			if err != nil {
@@ -138,3 +138,52 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+// TestWalkEstimateBytesLimit checks that a limit changes only how much of
+// the walk map's estimate is computed, not on which side of the limit it
+// falls: below the limit the estimate is the same or the closed-form
+// bound within it, above the limit it exceeds the limit.
+func TestWalkEstimateBytesLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("maps samples of ENZYMES after WL refinement")
+	}
+	ds := graphtest.Dataset(t, "ENZYMES")
+	sub, err := ds.RandomSubset(100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := sub.Graphs
+	tests := []struct {
+		name  string
+		k     *Walk
+		limit int64
+	}{
+		// fig-walk-wl's quick profile, its limit 1 GiB: without WL the
+		// map fits; after 2 iterations long walks do not, which took the
+		// unbounded estimate 28 s at length 7 (here length 5 and a
+		// smaller limit, for the test's time).
+		{"l7-fits", &Walk{Length: 7}, 1 << 30},
+		{"l5-wl2-oom", &Walk{Length: 5, WL: 2}, 64 << 20},
+		{"l4-wl1-fits", &Walk{Length: 4, WL: 1}, 1 << 30},
+		// A limit below the estimate of a small map, on both paths.
+		{"l3-tight", &Walk{Length: 3}, 64 << 10},
+		{"l3-threads2-tight", &Walk{Length: 3, Threads: 2}, 64 << 10},
+		{"l3-max-tight", &Walk{Length: 3, Max: true, Lambda: []float64{1, 1, 1, 1}}, 64 << 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			full := tt.k.EstimateBytes(gs, Explicit, 0)
+			mid := time.Now()
+			got := tt.k.EstimateBytes(gs, Explicit, tt.limit)
+			t.Logf("estimate %.2f MiB in %v, with limit %.2f MiB: %.2f MiB in %v",
+				mib(full), mid.Sub(start), mib(tt.limit), mib(got), time.Since(mid))
+			if (full > tt.limit) != (got > tt.limit) {
+				t.Errorf("estimate %d, with limit %d: %d, on the other side of the limit", full, tt.limit, got)
+			}
+			if got <= tt.limit && got < full {
+				t.Errorf("estimate within limit %d is %d, below the unbounded %d", tt.limit, got, full)
+			}
+		})
+	}
+}

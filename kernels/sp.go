@@ -490,7 +490,7 @@ const spAttrBytes = 52
 // vectors are computed (the vectors, the interner, the accumulator, the
 // scaled attributes and one graph's distances and vertex features) and
 // while they are multiplied (see dotBytes).
-func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method) int64 {
+func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64 {
 	if m != Explicit || len(gs) == 0 {
 		return 0
 	}

@@ -3,6 +3,7 @@ package kernels
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -41,7 +42,15 @@ type walkMapper struct {
 	// work, if not nil, counts the work of graphVector, which the cost
 	// model of Advise prices.
 	work *mapWork
+
+	// budget, if positive, is the number of interned sequences beyond
+	// which graphVector stops with errBudget.
+	budget int
 }
+
+// errBudget stops a walk map that has interned more sequences than its
+// budget.
+var errBudget = errors.New("walk kernel: sequence budget exceeded")
 
 // csrVecs stores one sparse vector per vertex in CSR form.
 type csrVecs struct {
@@ -254,7 +263,11 @@ func (b *walkMapper) graphVector(ctx context.Context, g *graph.Graph) (Vec, erro
 		b.nxt.reset()
 		for u := 0; u < n; u++ {
 			if u%256 == 0 {
-				if err := ctx.Err(); err != nil {
+				err := ctx.Err()
+				if err == nil && b.budget > 0 && b.size() > b.budget {
+					err = errBudget
+				}
+				if err != nil {
 					b.vacc.flush(nil, nil)
 					b.gacc.flush(nil, nil)
 					return Vec{}, err

@@ -3,6 +3,8 @@ package kernels
 import (
 	"cmp"
 	"context"
+	"errors"
+	"math"
 	"slices"
 
 	"github.com/gkbench/gkbench/graph"
@@ -212,14 +214,32 @@ func dotBytes(vecs, nnz, dim float64) float64 {
 // interner) and while they are multiplied (see dotBytes). It costs about
 // estimateSample/len(gs) of the feature map, or more, since the sample
 // holds the largest graphs.
-func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method) int64 {
+//
+// Every sequence and non-zero is a walk, so the same formula with every
+// walk distinct bounds the estimate; when that bound is within limit the
+// sample is not mapped. Otherwise the sample's map stops once it has
+// interned so many sequences that they alone exceed limit: after WL
+// refinement nearly every long walk is distinct, and mapping 64 graphs
+// of a 100-graph subset cost as much as the run that the estimate
+// refuses (28 s a cell on ENZYMES at wl 2, length 7).
+func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 	if m != Explicit || len(gs) == 0 || k.validate() != nil {
 		return 0
 	}
 	n := len(gs)
 	walks, all := make([]float64, n), make([]float64, n)
+	var sumWalks, sumAll float64
 	for i, g := range gs {
 		walks[i], all[i] = k.walks(g)
+		sumWalks += walks[i]
+		sumAll += all[i]
+	}
+	// A Dirac kernel's mapper takes the generic path when the labels are
+	// too many to pack, so the bound takes the larger of the two.
+	dirac := isDirac(k.Vertex) && isDirac(k.Edge)
+	bound := max(k.mapBytes(n, dirac, sumWalks, sumAll, sumAll), k.mapBytes(n, false, sumWalks, sumAll, sumAll))
+	if limit > 0 && bound <= float64(limit) {
+		return int64(bound)
 	}
 	smp := drawSample(all, estimateSample, estimateTop)
 	sample := smp.graphs(gs)
@@ -238,7 +258,7 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method) int64 {
 	}
 	var b *walkMapper
 	var err error
-	if isDirac(k.Vertex) && isDirac(k.Edge) {
+	if dirac {
 		b, err = newDiracWalkMapper(&lk, sample)
 	} else {
 		b, err = newGenericWalkMapper(&lk)
@@ -246,10 +266,22 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method) int64 {
 	if err != nil {
 		return 0
 	}
+	dirac = b.dirac
+	if limit > 0 {
+		// The sequences of the sample are sequences of gs: at more than
+		// budget of them the estimate, even with no non-zeros, is above
+		// limit.
+		perSeq := k.mapBytes(n, dirac, 0, 1, 1) - k.mapBytes(n, dirac, 0, 0, 0)
+		b.budget = int(min(float64(limit)/perSeq+1, math.MaxInt32))
+	}
 	vecs := make([]Vec, len(sample))
 	nnzs, seqsOf := make([]float64, len(sample)), make([]float64, len(sample))
 	for i, g := range sample {
 		if vecs[i], err = b.graphVector(context.Background(), g); err != nil {
+			if errors.Is(err, errBudget) {
+				s := float64(b.size())
+				return int64(max(k.mapBytes(n, dirac, 0, s, s), float64(limit)+1))
+			}
 			return 0
 		}
 		seqsOf[i] = float64(vecs[i].Len())
@@ -265,20 +297,28 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method) int64 {
 	}
 	nnz := smp.total(nnzs, walks)
 	seqs := smp.features(vecs, all)
+	perGraph := smp.total(seqsOf, all)
+	return int64(min(bound, k.mapBytes(n, dirac, nnz, seqs, perGraph)))
+}
 
+// mapBytes is the estimate of EstimateBytes, gcHeadroom times the live
+// data, for n graphs whose vectors hold nnz non-zeros, of seqs distinct
+// label sequences interned over all lengths, and whose vectors of every
+// length up to l, graph by graph, hold perGraph non-zeros in all. It is
+// linear in nnz, seqs and perGraph.
+func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs, perGraph float64) float64 {
 	vb := nonzeroBytes*nnz + vecBytes*float64(n)
 	var phi float64
-	if threadsOr(k.Threads) > 1 && b.dirac && !(k.Max && k.Lambda != nil) {
+	if threadsOr(k.Threads) > 1 && dirac && !(k.Max && k.Lambda != nil) {
 		// parallelVectors: every chunk's keys are kept until they are
 		// merged, and up to threads chunks are mapped at a time. A
 		// chunk has at most the sequences of its graphs together.
-		perGraph := smp.total(seqsOf, all)
 		threads := float64(min(threadsOr(k.Threads), (n+walkChunk-1)/walkChunk))
 		phi = vb + internBytes*seqs + chunkKeyBytes*perGraph +
 			threads*(mapBytes64+2*accBytes)*perGraph*walkChunk/float64(n)
 	} else {
 		perSeq := mapBytes64 + 2*accBytes
-		if !b.dirac {
+		if !dirac {
 			perSeq = mapBytes192 + 2*accBytes
 		}
 		if k.Max && k.Lambda != nil {
@@ -286,7 +326,7 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method) int64 {
 		}
 		phi = vb + perSeq*seqs
 	}
-	return int64(gcHeadroom * max(phi, dotBytes(vb, nnz, seqs)))
+	return gcHeadroom * max(phi, dotBytes(vb, nnz, seqs))
 }
 
 // walks returns the number of walks in g of length l, or of every length

@@ -226,7 +226,7 @@ func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) 
 
 // EstimateBytes implements MemoryEstimator with an upper bound for the
 // explicit method (see wvBytes).
-func (k *GraphInvariant) EstimateBytes(gs []*graph.Graph, m Method) int64 {
+func (k *GraphInvariant) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64 {
 	if m != Explicit {
 		return 0
 	}
@@ -417,7 +417,7 @@ func (k *GraphHopper) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*m
 // its non-zeros, which costs a small part of the explicit map: a bound
 // from the diameter alone, δ_g(δ_g+1)/2 a vertex, is about twice too high
 // on ENZYMES.
-func (k *GraphHopper) EstimateBytes(gs []*graph.Graph, m Method) int64 {
+func (k *GraphHopper) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64 {
 	if m != Explicit {
 		return 0
 	}
@@ -450,6 +450,9 @@ func (k *GraphHopper) EstimateBytes(gs []*graph.Graph, m Method) int64 {
 type MemoryEstimator interface {
 	// EstimateBytes returns an upper estimate of the bytes that the Gram
 	// computation of gs by m allocates beyond its result, or 0 when it is
-	// small.
-	EstimateBytes(gs []*graph.Graph, m Method) int64
+	// small. A positive limit lets an estimate that maps a sample of the
+	// graphs stop as soon as it knows that the estimate exceeds limit:
+	// it then returns a figure above limit, not the whole estimate, since
+	// mapping the sample can cost what the estimate is there to avoid.
+	EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64
 }

@@ -58,7 +58,7 @@ func TestWVEstimateBytes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		name := tc.name
-		est := tc.k.EstimateBytes(gs, Explicit)
+		est := tc.k.EstimateBytes(gs, Explicit, 0)
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
