@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -46,8 +47,9 @@ type Walk struct {
 	Edge   EdgeKernel
 	// Threads is the number of goroutines of the implicit method, of the
 	// explicit dot products and, for integer counts (Dirac kernels without
-	// weights), of the explicit feature maps; 0 means 1, as in the paper.
-	// The matrix is the same for every number.
+	// weights, below 2^26 walks a graph), of the explicit feature maps; 0
+	// means 1, as in the paper. The matrix is the same for every number;
+	// the ids of the feature vectors of a parallel map are not.
 	Threads int
 }
 
@@ -196,11 +198,14 @@ func (k *Walk) FeatureVectors(ctx context.Context, gs []*graph.Graph, rep *Repor
 	}
 	features := 0
 	if threads := threadsOr(k.Threads); threads > 1 && b.dirac && !(k.Max && k.Lambda != nil) {
-		// Integer counts: the chunked ids give the same matrix.
-		if vecs, features, err = b.parallelVectors(ctx, gs, threads); err != nil {
+		// Integer counts: if they are small enough, the matrix does not
+		// depend on how the ids are numbered.
+		vecs, features, err = b.parallelVectors(ctx, gs, threads)
+		if err != nil && !errors.Is(err, errInexact) {
 			return nil, nil, err
 		}
-	} else {
+	}
+	if vecs == nil {
 		vecs = make([]Vec, len(gs))
 		for i, g := range gs {
 			if err := ctx.Err(); err != nil {

@@ -1,12 +1,13 @@
 package kernels
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
+	"math/bits"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gkbench/gkbench/graph"
 )
@@ -43,6 +44,11 @@ type walkMapper struct {
 	// model of Advise prices.
 	work *mapWork
 
+	// shared, if not nil, is the interner of a parallel map, which
+	// gives the ids in place of fast, from ids.
+	shared *sharedInterner
+	ids    idRange
+
 	// budget, if positive, is the number of interned sequences beyond
 	// which graphVector stops with errBudget.
 	budget int
@@ -52,7 +58,8 @@ type walkMapper struct {
 // budget.
 var errBudget = errors.New("walk kernel: sequence budget exceeded")
 
-// csrVecs stores one sparse vector per vertex in CSR form.
+// csrVecs stores one sparse vector per vertex in CSR form, its ids in
+// no particular order.
 type csrVecs struct {
 	off  []int32
 	ids  []uint32
@@ -129,6 +136,9 @@ func (b *walkMapper) newID(length int) uint32 {
 }
 
 func (b *walkMapper) internFast(key uint64, length int) uint32 {
+	if b.shared != nil {
+		return b.shared.intern(key, &b.ids)
+	}
 	id, added := b.fast.intern(key64(key))
 	if added && b.k.Max && b.k.Lambda != nil {
 		b.weights = append(b.weights, b.k.Lambda[length])
@@ -136,84 +146,219 @@ func (b *walkMapper) internFast(key uint64, length int) uint32 {
 	return id
 }
 
-// fork returns an empty mapper with the same label packing, for one chunk
-// of graphs of a parallel computation; its interner keeps the keys in id
-// order, so that the ids of several mappers can be merged.
-func (b *walkMapper) fork() *walkMapper {
-	return &walkMapper{k: b.k, dirac: true, nVL: b.nVL}
+// parallelVectors maps the graphs on up to threads goroutines, a graph at
+// a time, all with one sharedInterner. The ids then depend on the order in
+// which the goroutines first meet the sequences, so it is used for integer
+// counts only (no weights), and only where they are small enough that
+// every sum of the dot products is exact (see exactCount), so that the
+// matrix does not depend on how ids are numbered: if a graph has more
+// walks, it returns errInexact, and the caller maps the graphs again, in
+// sequence.
+//
+// A chunked map with deterministic ids, each chunk's interner merged into
+// one after the fact, did about twice the work of the sequential map: the
+// merge interned every sequence once per chunk, and every vector was
+// translated and sorted again; with two threads it gained 1.0× on the
+// maps of MUTAG at length 7, where this one gains 1.3×.
+func (b *walkMapper) parallelVectors(ctx context.Context, gs []*graph.Graph, threads int) ([]Vec, int, error) {
+	shared := newSharedInterner()
+	ms := make([]*walkMapper, threads)
+	for w := range ms {
+		ms[w] = &walkMapper{k: b.k, dirac: true, nVL: b.nVL, shared: shared}
+	}
+	vecs := make([]Vec, len(gs))
+	err := forRows(ctx, len(gs), threads, func(w, i int) error {
+		v, err := ms[w].graphVector(ctx, gs[i])
+		if err != nil {
+			return err
+		}
+		// The values are the counts of the walks by label sequence.
+		var walks float64
+		for _, x := range v.Vals {
+			walks += x
+		}
+		if walks > exactCount {
+			return errInexact
+		}
+		vecs[i] = v
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return vecs, shared.len(), nil
 }
 
-// walkChunk is the number of graphs one goroutine maps with one interner.
-// It is fixed, not derived from the number of threads, so that the ids,
-// and with them the order of every sum, are the same for any number.
-const walkChunk = 16
+// exactCount bounds the walk counts of a graph for which the dot products
+// of its feature vectors are exact in float64 in any order: a vector's
+// values sum to its walks W, so every product and partial sum of ⟨φ_i, φ_j⟩
+// is at most W_i·W_j ≤ 2^52.
+const exactCount = 1 << 26
 
-// parallelVectors maps the graphs in chunks of walkChunk on up to threads
-// goroutines, each chunk with its own interner, and then merges the
-// chunks' ids in chunk order into one id space: a length-i sequence's key
-// names its length-(i−1) prefix by id, so the chunk's ids are translated in
-// creation order, prefixes first. It is used for integer counts only (no
-// weights), where the result does not depend on how ids are numbered.
-func (b *walkMapper) parallelVectors(ctx context.Context, gs []*graph.Graph, threads int) ([]Vec, int, error) {
-	n := len(gs)
-	chunks := (n + walkChunk - 1) / walkChunk
-	vecs := make([]Vec, n)
-	keys := make([][]key64, chunks)
-	err := forRows(ctx, chunks, threads, func(_, c int) error {
-		m := b.fork()
-		for i := c * walkChunk; i < min(n, (c+1)*walkChunk); i++ {
-			var err error
-			if vecs[i], err = m.graphVector(ctx, gs[i]); err != nil {
-				return err
-			}
+// errInexact stops a parallel walk map whose dot products would depend on
+// the order of their terms.
+var errInexact = errors.New("walk kernel: walk counts too large for a parallel map")
+
+// sharedShards is the number of locks of a sharedInterner: enough that two
+// goroutines rarely wait for each other's.
+const sharedShards = 1 << 6
+
+// sharedInterner gives label sequences ids for several goroutines at
+// once. Its keys are spread over shards by hash, each a table that is
+// read without a lock and written under the shard's: a goroutine finds
+// the sequences it meets again, nearly all of them, at the cost of the
+// sequential interner, and takes a lock only to add one. New ids come
+// from blocks of idBlock that each goroutine claims from one counter, so
+// that the ids stay dense (up to a block a goroutine) and each
+// goroutine's run of new sequences gets consecutive ids, as in the
+// sequential map; ids scattered over the shards cost a fifth more time in
+// the accumulators and dot products, whose arrays they index.
+//
+// Each goroutine keeping its own cache of a locked table instead cost
+// every goroutine a miss for every sequence: with two, 40% more work than
+// the sequential map of MUTAG at length 7.
+//
+// What the goroutines only read on a look-up, the tables and the pointers
+// to them, shares no cache line with what they write: a lock, a count or
+// the id counter written beside a table's pointer cost the other
+// goroutine a cache miss on its next look-up in that shard, which made
+// the parallel map of MUTAG slower than the sequential one.
+type sharedInterner struct {
+	tabs  [sharedShards]atomic.Pointer[sharedTable]
+	_     [64]byte
+	locks [sharedShards]struct {
+		mu sync.Mutex
+		n  int      // keys in the shard's table
+		_  [48]byte // a lock per cache line
+	}
+	next atomic.Uint32
+}
+
+// newSharedInterner returns an empty sharedInterner.
+func newSharedInterner() *sharedInterner {
+	s := new(sharedInterner)
+	for i := range s.tabs {
+		s.tabs[i].Store(newSharedTable(256))
+	}
+	return s
+}
+
+// sharedTable is one shard's open-addressing table. A slot holds its key
+// and id side by side, so that a look-up reads one cache line; the id is
+// written before the key that publishes it, so a reader that sees the key
+// sees its id. A table is replaced by a larger one, never changed in place
+// beyond adding keys, so a reader still on the old one at worst misses a
+// key and looks again under the lock.
+type sharedTable struct {
+	slots []sharedSlot
+	shift uint
+}
+
+// sharedSlot holds key+1, or 0 when empty, and the key's id. A key is at
+// most noPrev<<32 | (noPrev−1), so key+1 does not overflow.
+type sharedSlot struct {
+	key atomic.Uint64
+	id  uint32 // written before key, read after it
+}
+
+func newSharedTable(size int) *sharedTable {
+	return &sharedTable{slots: make([]sharedSlot, size), shift: uint(64 - bits.Len(uint(size-1)))}
+}
+
+// find returns the id of key, if t holds it, or else the empty slot where
+// it would go.
+func (t *sharedTable) find(key uint64) (id uint32, slot uint64, ok bool) {
+	return t.findFrom(key, t.start(key))
+}
+
+// start returns the slot where the search for key starts.
+func (t *sharedTable) start(key uint64) uint64 { return key64(key).hash() >> t.shift }
+
+// findFrom is find, searching from slot i on.
+func (t *sharedTable) findFrom(key uint64, i uint64) (id uint32, slot uint64, ok bool) {
+	mask := uint64(len(t.slots) - 1)
+	for ; ; i = (i + 1) & mask {
+		switch t.slots[i].key.Load() {
+		case key + 1:
+			return t.slots[i].id, i, true
+		case 0:
+			return 0, i, false
 		}
-		keys[c] = m.fast.keys
-		return nil
-	})
-	if err != nil {
-		return nil, 0, err
 	}
-	// The chunks' keys are interned in chunk order, serially, so that the
-	// ids do not depend on the threads; translating and re-sorting the
-	// vectors, most of the merge's work, is each chunk's own.
-	var global interner[key64]
-	locals := make([][]uint32, chunks)
-	for c, ks := range keys {
-		local := make([]uint32, len(ks))
-		for id, k := range ks {
-			key := uint64(k)
-			if prev := key >> 32; prev != noPrev {
-				key = uint64(local[prev])<<32 | key&(1<<32-1)
-			}
-			local[id], _ = global.intern(key64(key))
+}
+
+// put adds key with id at slot, the empty slot find returned.
+func (t *sharedTable) put(key uint64, id uint32, slot uint64) {
+	t.slots[slot].id = id
+	t.slots[slot].key.Store(key + 1)
+}
+
+// idBlock is the number of ids a goroutine claims at a time.
+const idBlock = 256
+
+// idRange is a goroutine's claimed block of ids, [next, end).
+type idRange struct{ next, end uint32 }
+
+// intern returns the id of key, assigning a new key an id from r.
+func (s *sharedInterner) intern(key uint64, r *idRange) uint32 {
+	// The shard is chosen by a second hash: the top bits of the first
+	// index the shard's table, and would then be the same for all its
+	// keys, and its low bits follow only the low bits of the key, the
+	// labels, not the prefix.
+	i := ((key ^ key>>32) * 0xbf58476d1ce4e5b9) >> (64 - 6)
+	t := s.tabs[i].Load()
+	id, slot, ok := t.find(key)
+	if ok {
+		return id
+	}
+	l := &s.locks[i]
+	l.mu.Lock()
+	if u := s.tabs[i].Load(); u != t {
+		t = u
+		slot = t.start(key)
+	}
+	// Keys are only added, so key, if another goroutine added it
+	// meanwhile, is at or after the empty slot the look-up stopped at.
+	if id, slot, ok = t.findFrom(key, slot); ok {
+		l.mu.Unlock()
+		return id
+	}
+	if 2*(l.n+1) > len(t.slots) {
+		t = t.grown()
+		s.tabs[i].Store(t)
+		_, slot, _ = t.find(key)
+	}
+	if r.next == r.end {
+		r.end = s.next.Add(idBlock)
+		r.next = r.end - idBlock
+	}
+	id = r.next
+	r.next++
+	t.put(key, id, slot)
+	l.n++
+	l.mu.Unlock()
+	return id
+}
+
+// grown returns a copy of t with twice the slots.
+func (t *sharedTable) grown() *sharedTable {
+	g := newSharedTable(2 * len(t.slots))
+	for i := range t.slots {
+		if k := t.slots[i].key.Load(); k != 0 {
+			_, slot, _ := g.find(k - 1)
+			g.put(k-1, t.slots[i].id, slot)
 		}
-		locals[c] = local
 	}
-	type entry struct {
-		id  uint32
-		val float64
+	return g
+}
+
+// len returns the number of keys interned.
+func (s *sharedInterner) len() int {
+	n := 0
+	for i := range s.locks {
+		n += s.locks[i].n
 	}
-	bufs := make([][]entry, threads)
-	err = forRows(ctx, chunks, threads, func(w, c int) error {
-		local, buf := locals[c], bufs[w]
-		for i := c * walkChunk; i < min(n, (c+1)*walkChunk); i++ {
-			v := &vecs[i]
-			buf = buf[:0]
-			for t, id := range v.IDs {
-				buf = append(buf, entry{local[id], v.Vals[t]})
-			}
-			slices.SortFunc(buf, func(a, b entry) int { return cmp.Compare(a.id, b.id) })
-			for t, e := range buf {
-				v.IDs[t], v.Vals[t] = e.id, e.val
-			}
-		}
-		bufs[w] = buf
-		return nil
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return vecs, global.len(), nil
+	return n
 }
 
 func (b *walkMapper) internSlow(key [3]uint64, length int) uint32 {
@@ -243,7 +388,7 @@ func (b *walkMapper) graphVector(ctx context.Context, g *graph.Graph) (Vec, erro
 			for _, f := range b.vf {
 				b.vacc.add(b.internSlow([3]uint64{f.ID, noPrev, noPrev}, 0), f.Val)
 			}
-			b.cur.ids, b.cur.vals = b.vacc.flush(b.cur.ids, b.cur.vals)
+			b.cur.ids, b.cur.vals = b.vacc.flushUnsorted(b.cur.ids, b.cur.vals)
 		}
 		b.cur.endRow()
 	}
@@ -268,8 +413,8 @@ func (b *walkMapper) graphVector(ctx context.Context, g *graph.Graph) (Vec, erro
 					err = errBudget
 				}
 				if err != nil {
-					b.vacc.flush(nil, nil)
-					b.gacc.flush(nil, nil)
+					b.vacc.flushUnsorted(nil, nil)
+					b.gacc.flushUnsorted(nil, nil)
 					return Vec{}, err
 				}
 			}
@@ -279,7 +424,7 @@ func (b *walkMapper) graphVector(ctx context.Context, g *graph.Graph) (Vec, erro
 				b.extendGeneric(acc, g, u, i)
 			}
 			if !last {
-				b.nxt.ids, b.nxt.vals = b.vacc.flush(b.nxt.ids, b.nxt.vals)
+				b.nxt.ids, b.nxt.vals = b.vacc.flushUnsorted(b.nxt.ids, b.nxt.vals)
 				b.nxt.endRow()
 			}
 		}

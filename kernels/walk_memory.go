@@ -36,11 +36,11 @@ const (
 	// The weights of the Max-l-walk kernel, a float64 per id, grown by
 	// append.
 	weightBytes = 8 * 1.25
-	// The parallel walk map's global interner has a uint64 key and two to
-	// four uint32 slots per id, and each chunk records a uint64 key per
-	// id, grown by append.
-	internBytes   = 8*2 + 4*4
-	chunkKeyBytes = 8 * 1.25
+	// The interner of the parallel walk map, and each thread's cache of
+	// it, hold a uint64 key, reserved up to twice, and two to four uint32
+	// slots per id, and a uint32 id, grown by append.
+	internBytes = 8*2 + 4*4
+	idBytes     = 4 * 1.25
 	// A non-zero of the feature vectors, allocated at its size by
 	// accumulator.flush, and a vector's header.
 	nonzeroBytes = 4 + 8
@@ -210,8 +210,8 @@ func dotBytes(vecs, nnz, dim float64) float64 {
 //
 // The estimate is gcHeadroom times the larger of the data live while the
 // vectors are computed (the vectors, the interner, the accumulators and,
-// for Max, the weights; or the parallel map's per-chunk keys and global
-// interner) and while they are multiplied (see dotBytes). It costs about
+// for Max, the weights; or the parallel map's shared interner and each
+// thread's cache of it and accumulators) and while they are multiplied (see dotBytes). It costs about
 // estimateSample/len(gs) of the feature map, or more, since the sample
 // holds the largest graphs.
 //
@@ -237,7 +237,7 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 	// A Dirac kernel's mapper takes the generic path when the labels are
 	// too many to pack, so the bound takes the larger of the two.
 	dirac := isDirac(k.Vertex) && isDirac(k.Edge)
-	bound := max(k.mapBytes(n, dirac, sumWalks, sumAll, sumAll), k.mapBytes(n, false, sumWalks, sumAll, sumAll))
+	bound := max(k.mapBytes(n, dirac, sumWalks, sumAll), k.mapBytes(n, false, sumWalks, sumAll))
 	if limit > 0 && bound <= float64(limit) {
 		return int64(bound)
 	}
@@ -271,22 +271,21 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 		// The sequences of the sample are sequences of gs: at more than
 		// budget of them the estimate, even with no non-zeros, is above
 		// limit.
-		perSeq := k.mapBytes(n, dirac, 0, 1, 1) - k.mapBytes(n, dirac, 0, 0, 0)
+		perSeq := k.mapBytes(n, dirac, 0, 1) - k.mapBytes(n, dirac, 0, 0)
 		b.budget = int(min(float64(limit)/perSeq+1, math.MaxInt32))
 	}
 	vecs := make([]Vec, len(sample))
-	nnzs, seqsOf := make([]float64, len(sample)), make([]float64, len(sample))
+	nnzs := make([]float64, len(sample))
 	for i, g := range sample {
 		if vecs[i], err = b.graphVector(context.Background(), g); err != nil {
 			if errors.Is(err, errBudget) {
 				s := float64(b.size())
-				return int64(max(k.mapBytes(n, dirac, 0, s, s), float64(limit)+1))
+				return int64(max(k.mapBytes(n, dirac, 0, s), float64(limit)+1))
 			}
 			return 0
 		}
-		seqsOf[i] = float64(vecs[i].Len())
 		if k.Max {
-			nnzs[i] = seqsOf[i]
+			nnzs[i] = float64(vecs[i].Len())
 			continue
 		}
 		for _, id := range vecs[i].IDs {
@@ -297,35 +296,28 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 	}
 	nnz := smp.total(nnzs, walks)
 	seqs := smp.features(vecs, all)
-	perGraph := smp.total(seqsOf, all)
-	return int64(min(bound, k.mapBytes(n, dirac, nnz, seqs, perGraph)))
+	return int64(min(bound, k.mapBytes(n, dirac, nnz, seqs)))
 }
 
 // mapBytes is the estimate of EstimateBytes, gcHeadroom times the live
 // data, for n graphs whose vectors hold nnz non-zeros, of seqs distinct
-// label sequences interned over all lengths, and whose vectors of every
-// length up to l, graph by graph, hold perGraph non-zeros in all. It is
-// linear in nnz, seqs and perGraph.
-func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs, perGraph float64) float64 {
+// label sequences interned over all lengths. It is linear in nnz and seqs.
+func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs float64) float64 {
 	vb := nonzeroBytes*nnz + vecBytes*float64(n)
-	var phi float64
-	if threadsOr(k.Threads) > 1 && dirac && !(k.Max && k.Lambda != nil) {
-		// parallelVectors: every chunk's keys are kept until they are
-		// merged, and up to threads chunks are mapped at a time. A
-		// chunk has at most the sequences of its graphs together.
-		threads := float64(min(threadsOr(k.Threads), (n+walkChunk-1)/walkChunk))
-		phi = vb + internBytes*seqs + chunkKeyBytes*perGraph +
-			threads*(mapBytes64+2*accBytes)*perGraph*walkChunk/float64(n)
-	} else {
-		perSeq := mapBytes64 + 2*accBytes
-		if !dirac {
-			perSeq = mapBytes192 + 2*accBytes
-		}
-		if k.Max && k.Lambda != nil {
-			perSeq += weightBytes
-		}
-		phi = vb + perSeq*seqs
+	perSeq := mapBytes64 + 2*accBytes
+	if !dirac {
+		perSeq = mapBytes192 + 2*accBytes
 	}
+	if k.Max && k.Lambda != nil {
+		perSeq += weightBytes
+	}
+	if threadsOr(k.Threads) > 1 && dirac && !(k.Max && k.Lambda != nil) {
+		// parallelVectors: the shared interner, and for each thread a
+		// cache of it and accumulators, each up to every sequence.
+		threads := float64(min(threadsOr(k.Threads), n))
+		perSeq = internBytes + idBytes + threads*(internBytes+idBytes+2*accBytes)
+	}
+	phi := vb + perSeq*seqs
 	return gcHeadroom * max(phi, dotBytes(vb, nnz, seqs))
 }
 

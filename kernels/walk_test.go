@@ -361,3 +361,117 @@ func TestWalkThreadsFeatureMaps(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkThreadsLargeCounts checks that a parallel map whose walk counts
+// are too large for exact dot products in any order falls back to the
+// sequential map: the complete graph on 16 vertices has 16·15^7 ≈ 2.7·10^9
+// walks of length 7, above exactCount = 2^26, and a sparse random graph
+// far fewer.
+func TestWalkThreadsLargeCounts(t *testing.T) {
+	var edges []graph.Edge
+	for u := range 16 {
+		for v := u + 1; v < 16; v++ {
+			edges = append(edges, graph.Edge{U: int32(u), V: int32(v)})
+		}
+	}
+	labels := make([]int32, 16)
+	for i := range labels {
+		labels[i] = int32(i % 3)
+	}
+	complete := graph.MustBuild(labels, edges)
+	sparse := graphtest.Random(rand.New(rand.NewPCG(1, 2)), 16, 0.15, 3, 1)
+	k := &Walk{Length: 7}
+	tests := []struct {
+		name    string
+		gs      []*graph.Graph
+		inexact bool
+	}{
+		{"complete", []*graph.Graph{sparse, complete, sparse}, true},
+		{"sparse", []*graph.Graph{sparse, sparse, sparse}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := newDiracWalkMapper(k, tt.gs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = b.parallelVectors(context.Background(), tt.gs, 2)
+			if got := errors.Is(err, errInexact); got != tt.inexact {
+				t.Fatalf("parallel map: err = %v, want errInexact %v", err, tt.inexact)
+			}
+			want, _, err := k.Gram(context.Background(), tt.gs, Explicit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kk := *k
+			kk.Threads = 2
+			got, _, err := kk.Gram(context.Background(), tt.gs, Explicit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireEqual(t, tt.name, want, got)
+		})
+	}
+}
+
+// TestSharedInterner checks that goroutines interning overlapping keys at
+// once get one id per key, distinct ids for distinct keys, dense up to a
+// block of ids per goroutine, and a count of the keys.
+func TestSharedInterner(t *testing.T) {
+	tests := []struct {
+		keys, goroutines int
+	}{
+		{0, 2},
+		{1, 3},
+		// Prime numbers of keys, so that every goroutine's order below
+		// is a permutation.
+		{1009, 2},
+		// Enough keys that every shard's table grows several times.
+		{200003, 4},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d-keys-%d-goroutines", tt.keys, tt.goroutines), func(t *testing.T) {
+			s := newSharedInterner()
+			ids := make([][]uint32, tt.goroutines)
+			done := make(chan struct{})
+			for g := range tt.goroutines {
+				go func() {
+					defer func() { done <- struct{}{} }()
+					var r idRange
+					ids[g] = make([]uint32, tt.keys)
+					// Each goroutine takes the keys in its own order,
+					// some twice.
+					for i := range 2 * tt.keys {
+						j := (i*(2*g+1) + g) % tt.keys
+						key := uint64(j)<<32 | uint64(j%7)
+						if j%5 == 0 {
+							key = noPrev<<32 | uint64(j)
+						}
+						ids[g][j] = s.intern(key, &r)
+					}
+				}()
+			}
+			for range tt.goroutines {
+				<-done
+			}
+			if s.len() != tt.keys {
+				t.Errorf("len = %d, want %d", s.len(), tt.keys)
+			}
+			seen := make(map[uint32]int)
+			for j := range tt.keys {
+				for g := 1; g < tt.goroutines; g++ {
+					if ids[g][j] != ids[0][j] {
+						t.Fatalf("key %d: id %d in goroutine 0, %d in %d", j, ids[0][j], ids[g][j], g)
+					}
+				}
+				if k, ok := seen[ids[0][j]]; ok {
+					t.Fatalf("keys %d and %d share id %d", k, j, ids[0][j])
+				}
+				seen[ids[0][j]] = j
+				if limit := uint32(tt.keys + tt.goroutines*idBlock); ids[0][j] >= limit {
+					t.Fatalf("key %d: id %d, want below %d", j, ids[0][j], limit)
+				}
+			}
+		})
+	}
+}
