@@ -722,13 +722,7 @@ type explicitProbe struct {
 }
 
 func newExplicitProbe(k *Walk, gs []*graph.Graph, s *graphSample, model walkModel) (*explicitProbe, error) {
-	var b *walkMapper
-	var err error
-	if isDirac(k.Vertex) && isDirac(k.Edge) {
-		b, err = newDiracWalkMapper(k, gs)
-	} else {
-		b, err = newGenericWalkMapper(k)
-	}
+	b, err := k.newMapper(gs)
 	if err != nil {
 		return nil, err
 	}

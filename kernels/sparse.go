@@ -126,15 +126,27 @@ func gramFromVecs(ctx context.Context, vecs []Vec, weights []float64, threads in
 	if n == 0 {
 		return &mat.SymDense{}, nil
 	}
+	K := mat.NewSymDense(n, nil)
+	if err := gramFrom(ctx, K, vecs, weights, threads, 0); err != nil {
+		return nil, err
+	}
+	return K, nil
+}
+
+// gramFrom fills the columns j ≥ from of the Gram matrix K of vecs, the
+// entries K_ij with i ≤ j, which must be zero, by the scheme gramFromVecs
+// chooses for all of vecs, and leaves the others as they are.
+func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads, from int) error {
+	n := len(vecs)
 	nnz, df := featureStats(vecs)
 	var products float64
 	for _, d := range df {
 		products += float64(d) * float64(d+1) / 2
 	}
 	if mergeCheaper(float64(n), float64(nnz), products) {
-		return gramMerge(ctx, vecs, weights, threads)
+		return gramMergeInto(ctx, K, vecs, weights, threads, from)
 	}
-	return gramInverted(ctx, vecs, weights, df, threads)
+	return gramBlockedInto(ctx, K, vecs, weights, df, gramBlockBytes, threads, from)
 }
 
 // featureStats returns the non-zeros of vecs and the number of vectors
@@ -166,20 +178,25 @@ func mergeCheaper(n, nnz, products float64) bool {
 }
 
 func gramMerge(ctx context.Context, vecs []Vec, weights []float64, threads int) (*mat.SymDense, error) {
+	K := mat.NewSymDense(len(vecs), nil)
+	if err := gramMergeInto(ctx, K, vecs, weights, threads, 0); err != nil {
+		return nil, err
+	}
+	return K, nil
+}
+
+// gramMergeInto fills the columns j ≥ from of K by merge joins, a row at a
+// time.
+func gramMergeInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads, from int) error {
 	n := len(vecs)
-	K := mat.NewSymDense(n, nil)
 	raw := K.RawSymmetric()
-	err := forRows(ctx, n, threads, func(_, i int) error {
+	return forRows(ctx, n, threads, func(_, i int) error {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-		for j := i; j < n; j++ {
+		for j := max(i, from); j < n; j++ {
 			row[j] = weightedDot(vecs[i], vecs[j], weights)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return K, nil
 }
 
 // gramBlockBytes is the memory budget of the inverted scheme's posting
@@ -212,14 +229,23 @@ func gramInverted(ctx context.Context, vecs []Vec, weights []float64, df []int32
 // price of a small budget is one look-up of each of φ_i's features per
 // block to the right of row i.
 func gramBlocked(ctx context.Context, vecs []Vec, weights []float64, pos []int32, budget, threads int) (*mat.SymDense, error) {
+	K := mat.NewSymDense(len(vecs), nil)
+	if err := gramBlockedInto(ctx, K, vecs, weights, pos, budget, threads, 0); err != nil {
+		return nil, err
+	}
+	return K, nil
+}
+
+// gramBlockedInto fills the columns j ≥ from of K, which must be zero, as
+// gramBlocked does: its blocks of columns start at from.
+func gramBlockedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, pos []int32, budget, threads, from int) error {
 	n := len(vecs)
-	K := mat.NewSymDense(n, nil)
 	raw := K.RawSymmetric()
 	// The blocks: as many graphs as fit the budget, at least one.
 	limit := max(1, budget/postingBytes)
-	cuts := []int{0}
+	cuts := []int{from}
 	longest := 0
-	for c0 := 0; c0 < n; {
+	for c0 := from; c0 < n; {
 		c1, size := c0+1, vecs[c0].Len()
 		for c1 < n && size+vecs[c1].Len() <= limit {
 			size += vecs[c1].Len()
@@ -295,10 +321,10 @@ func gramBlocked(ctx context.Context, vecs []Vec, weights []float64, pos []int32
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return K, nil
+	return nil
 }
 
 // internKey is a key an interner can hash: a uint64 or a 128-bit key such

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // randomVecs returns n sparse vectors over dim ids, each id present with
@@ -75,19 +77,23 @@ func TestGramSchemesAgree(t *testing.T) {
 	}
 }
 
+// schemeCases are random vectors for which gramFromVecs takes the merge
+// joins (dense vectors) and the posting lists (rare features).
+var schemeCases = []struct {
+	name   string
+	n, dim int
+	p      float64
+}{
+	{"dense", 30, 50, 0.8},
+	{"rare", 200, 20000, 0.002},
+}
+
 // TestGramFromVecsSchemes checks that gramFromVecs gives the merge joins'
 // matrix both where it takes the merge joins (dense vectors) and where it
 // takes the posting lists (rare features).
 func TestGramFromVecsSchemes(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
-	tests := []struct {
-		name   string
-		n, dim int
-		p      float64
-	}{
-		{"dense", 30, 50, 0.8},
-		{"rare", 200, 20000, 0.002},
-	}
+	tests := schemeCases
 	ctx := context.Background()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,6 +110,49 @@ func TestGramFromVecsSchemes(t *testing.T) {
 				requireEqual(t, fmt.Sprintf("threads %d", threads), want, got)
 			}
 		})
+	}
+}
+
+// TestGramFromColumn checks that gramFrom fills exactly the columns from
+// a given one on, zero before, with the merge joins' values, by either
+// scheme, and leaves the entries left of it as they were: the parallel
+// walk map computes those while it maps.
+func TestGramFromColumn(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	const sentinel = -7.5
+	tests := schemeCases
+	ctx := context.Background()
+	for _, tt := range tests {
+		vecs := randomVecs(r, tt.n, tt.dim, tt.p)
+		want, err := gramMerge(ctx, vecs, nil, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, from := range []int{0, 1, tt.n / 3, tt.n - 1, tt.n} {
+			for _, threads := range []int{1, 2} {
+				K := mat.NewSymDense(tt.n, nil)
+				raw := K.RawSymmetric()
+				for i := range tt.n {
+					for j := i; j < from; j++ {
+						raw.Data[i*raw.Stride+j] = sentinel
+					}
+				}
+				if err := gramFrom(ctx, K, vecs, nil, threads, from); err != nil {
+					t.Fatal(err)
+				}
+				for i := range tt.n {
+					for j := i; j < tt.n; j++ {
+						w := want.At(i, j)
+						if j < from {
+							w = sentinel
+						}
+						if got := K.At(i, j); got != w {
+							t.Fatalf("%s from %d threads %d: K[%d][%d] = %v, want %v", tt.name, from, threads, i, j, got, w)
+						}
+					}
+				}
+			}
+		}
 	}
 }
 

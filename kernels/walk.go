@@ -132,6 +132,10 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 	n := len(gs)
 	switch m {
 	case Explicit:
+		if threads := threadsOr(k.Threads); threads > 1 && n > 1 {
+			K, err := k.explicitGram(ctx, gs, threads, rep)
+			return K, rep, err
+		}
 		t := time.Now()
 		vecs, weights, err := k.FeatureVectors(ctx, gs, rep)
 		if err != nil {
@@ -187,12 +191,7 @@ func (k *Walk) FeatureVectors(ctx context.Context, gs []*graph.Graph, rep *Repor
 	if err := k.validate(); err != nil {
 		return nil, nil, err
 	}
-	var b *walkMapper
-	if isDirac(k.Vertex) && isDirac(k.Edge) {
-		b, err = newDiracWalkMapper(k, gs)
-	} else {
-		b, err = newGenericWalkMapper(k)
-	}
+	b, err := k.newMapper(gs)
 	if err != nil {
 		return nil, nil, err
 	}

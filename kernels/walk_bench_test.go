@@ -102,7 +102,8 @@ func BenchmarkWalkGramThreads(b *testing.B) {
 		l    int
 		m    Method
 	}{
-		{"MUTAG", 3, Implicit}, {"MUTAG", 7, Explicit}, {"ENZYMES", 3, Implicit}, {"ENZYMES", 6, Explicit},
+		{"MUTAG", 3, Implicit}, {"MUTAG", 7, Explicit}, {"MUTAG", 9, Explicit},
+		{"ENZYMES", 3, Implicit}, {"ENZYMES", 6, Explicit}, {"U251", 8, Explicit},
 	}
 	for _, c := range cells {
 		for _, th := range []int{1, 2} {

@@ -74,6 +74,15 @@ func (c *csrVecs) reset() {
 
 func (c *csrVecs) endRow() { c.off = append(c.off, int32(len(c.ids))) }
 
+// newMapper returns the mapper of k for gs: the Dirac fast path where
+// both base kernels are Dirac's, else the generic one.
+func (k *Walk) newMapper(gs []*graph.Graph) (*walkMapper, error) {
+	if isDirac(k.Vertex) && isDirac(k.Edge) {
+		return newDiracWalkMapper(k, gs)
+	}
+	return newGenericWalkMapper(k)
+}
+
 func newDiracWalkMapper(k *Walk, gs []*graph.Graph) (*walkMapper, error) {
 	var nVL, nEL int32
 	for _, g := range gs {
@@ -162,12 +171,21 @@ func (b *walkMapper) internFast(key uint64, length int) uint32 {
 // maps of MUTAG at length 7, where this one gains 1.3×.
 func (b *walkMapper) parallelVectors(ctx context.Context, gs []*graph.Graph, threads int) ([]Vec, int, error) {
 	shared := newSharedInterner()
+	vecs := make([]Vec, len(gs))
+	if err := b.mapShared(ctx, gs, vecs, shared, threads); err != nil {
+		return nil, 0, err
+	}
+	return vecs, shared.len(), nil
+}
+
+// mapShared maps the graphs into vecs as parallelVectors does, with the
+// ids of shared.
+func (b *walkMapper) mapShared(ctx context.Context, gs []*graph.Graph, vecs []Vec, shared *sharedInterner, threads int) error {
 	ms := make([]*walkMapper, threads)
 	for w := range ms {
 		ms[w] = &walkMapper{k: b.k, dirac: true, nVL: b.nVL, shared: shared}
 	}
-	vecs := make([]Vec, len(gs))
-	err := forRows(ctx, len(gs), threads, func(w, i int) error {
+	return forRows(ctx, len(gs), threads, func(w, i int) error {
 		v, err := ms[w].graphVector(ctx, gs[i])
 		if err != nil {
 			return err
@@ -183,10 +201,6 @@ func (b *walkMapper) parallelVectors(ctx context.Context, gs []*graph.Graph, thr
 		vecs[i] = v
 		return nil
 	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return vecs, shared.len(), nil
 }
 
 // exactCount bounds the walk counts of a graph for which the dot products
@@ -240,6 +254,27 @@ func newSharedInterner() *sharedInterner {
 	for i := range s.tabs {
 		s.tabs[i].Store(newSharedTable(256))
 	}
+	return s
+}
+
+// sharedInternerOf returns a sharedInterner that holds the keys of t,
+// with their ids: a parallel map can go on from where a sequential one
+// stopped.
+func sharedInternerOf(t *interner[key64]) *sharedInterner {
+	s := newSharedInterner()
+	for id, key := range t.keys {
+		k := uint64(key)
+		i := shardOf(k)
+		tab, l := s.tabs[i].Load(), &s.locks[i]
+		if 2*(l.n+1) > len(tab.slots) {
+			tab = tab.grown()
+			s.tabs[i].Store(tab)
+		}
+		_, slot, _ := tab.find(k)
+		tab.put(k, uint32(id), slot)
+		l.n++
+	}
+	s.next.Store(uint32(len(t.keys)))
 	return s
 }
 
@@ -299,13 +334,15 @@ const idBlock = 256
 // idRange is a goroutine's claimed block of ids, [next, end).
 type idRange struct{ next, end uint32 }
 
+// shardOf returns the shard of key. It is a second hash: the top bits of
+// the first index the shard's table, and would then be the same for all
+// its keys, and its low bits follow only the low bits of the key, the
+// labels, not the prefix.
+func shardOf(key uint64) uint64 { return ((key ^ key>>32) * 0xbf58476d1ce4e5b9) >> (64 - 6) }
+
 // intern returns the id of key, assigning a new key an id from r.
 func (s *sharedInterner) intern(key uint64, r *idRange) uint32 {
-	// The shard is chosen by a second hash: the top bits of the first
-	// index the shard's table, and would then be the same for all its
-	// keys, and its low bits follow only the low bits of the key, the
-	// labels, not the prefix.
-	i := ((key ^ key>>32) * 0xbf58476d1ce4e5b9) >> (64 - 6)
+	i := shardOf(key)
 	t := s.tabs[i].Load()
 	id, slot, ok := t.find(key)
 	if ok {

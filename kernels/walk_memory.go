@@ -256,13 +256,7 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 	for i := range lk.Lambda {
 		lk.Lambda[i] = float64(i)
 	}
-	var b *walkMapper
-	var err error
-	if dirac {
-		b, err = newDiracWalkMapper(&lk, sample)
-	} else {
-		b, err = newGenericWalkMapper(&lk)
-	}
+	b, err := lk.newMapper(sample)
 	if err != nil {
 		return 0
 	}

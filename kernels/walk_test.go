@@ -475,3 +475,63 @@ func TestSharedInterner(t *testing.T) {
 		})
 	}
 }
+
+// TestWalkExplicitGramOverlap checks that both ways of the parallel
+// explicit Gram matrix, the sequential map overlapped with the dot
+// products and the parallel map of all but the first graphs, give the
+// sequential matrix to the bit, with the same feature counts, also with
+// non-integer weights (which only the overlap takes) and after WL
+// refinement, where the dot products take posting lists.
+func TestWalkExplicitGramOverlap(t *testing.T) {
+	gs := graphtest.Dataset(t, "MUTAG").Graphs[:120]
+	tests := []struct {
+		name string
+		k    Walk
+	}{
+		{"l5", Walk{Length: 5}},
+		{"l3-max", Walk{Length: 3, Max: true}},
+		{"l4-weights", Walk{Length: 4, Max: true, Lambda: []float64{1, 0.3, 0.09, 0.027, 0.0081}}},
+		{"l4-wl1", Walk{Length: 4, WL: 1}},
+		{"l2-generic", Walk{Length: 2, Vertex: genericDirac{}, Edge: genericDirac{}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, wrep, err := tt.k.Gram(context.Background(), gs, Explicit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := gs
+			if tt.k.WL > 0 {
+				in = graph.RefineGraphs(gs, tt.k.WL, graph.FromLabels)
+			}
+			for _, how := range []overlapChoice{chooseOverlap, chooseShared, chooseAuto} {
+				for _, threads := range []int{2, 3} {
+					rep := &Report{}
+					got, err := tt.k.explicitGramBy(context.Background(), in, threads, rep, how)
+					if err != nil {
+						t.Fatal(err)
+					}
+					what := fmt.Sprintf("choice %d threads %d", how, threads)
+					requireEqual(t, what, want, got)
+					if rep.Features != wrep.Features || rep.FeatureNNZ != wrep.FeatureNNZ {
+						t.Errorf("%s: %d features, %d nnz; sequential %d, %d", what, rep.Features, rep.FeatureNNZ, wrep.Features, wrep.FeatureNNZ)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestWalkExplicitGramCancel checks that a cancelled parallel explicit
+// Gram matrix returns the context's error in both ways.
+func TestWalkExplicitGramCancel(t *testing.T) {
+	gs := graphtest.Dataset(t, "MUTAG").Graphs
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, how := range []overlapChoice{chooseOverlap, chooseShared} {
+		_, err := (&Walk{Length: 6}).explicitGramBy(ctx, gs, 2, &Report{}, how)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("choice %d: err = %v, want context.Canceled", how, err)
+		}
+	}
+}

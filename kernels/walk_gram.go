@@ -1,0 +1,273 @@
+package kernels
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/gkbench/gkbench/graph"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Parallel explicit Gram matrices of the walk kernel.
+//
+// The map of graph i and the dot products of the column j = i, ⟨φ_h, φ_i⟩
+// for h ≤ i, can overlap: one goroutine maps the graphs in order, as the
+// sequential map does, and the others compute the columns of the graphs
+// mapped so far. That hides the dot products behind the map without the
+// cost of a shared interner, whose cross-core traffic and extra work made
+// the parallel map of MUTAG at length 7 only 1.3× faster on two cores.
+// Where the map dominates, the overlap cannot pay: after the first graphs
+// the mapper compares the two phases, as measured so far, and maps the
+// rest in parallel (see walkMapper.mapShared) where that is predicted
+// faster. The columns not done while mapping are computed at the end, by
+// the scheme gramFromVecs would choose.
+
+// overlapShared is the ratio of the parallel map's work to the sequential
+// map's, which the choice between the overlap and the parallel map
+// assumes: 1.1 on ENZYMES at length 6, 1.45 on MUTAG at length 7.
+const overlapShared = 1.2
+
+// overlapCheck returns the number of graphs mapped before the choice: a
+// sixteenth of them, at least 8.
+func overlapCheck(n int) int { return min(n, max(8, n/16)) }
+
+// overlapGram holds the state the mapper shares with the column workers.
+type overlapGram struct {
+	vecs []Vec
+	raw  []float64
+	n    int
+	// stride of raw.
+	stride int
+
+	mu   sync.Mutex
+	cond *sync.Cond
+	// mapped graphs are in vecs, whose ids have weights; columns up to
+	// next are taken; stop ends the column workers.
+	mapped, next int
+	weights      []float64
+	stop         bool
+	err          error
+	// dots and dotTime are the dot products computed so far and their
+	// time.
+	dots    int64
+	dotTime time.Duration
+}
+
+// columns computes columns of graphs already mapped until stopped or
+// none is left. A column is taken only once its graph is mapped, so a
+// stop waits for no map.
+func (o *overlapGram) columns(ctx context.Context) {
+	for {
+		o.mu.Lock()
+		for !o.stop && o.err == nil && o.next < o.n && o.mapped <= o.next {
+			o.cond.Wait()
+		}
+		if o.stop || o.err != nil || o.next >= o.n {
+			o.mu.Unlock()
+			return
+		}
+		j, w := o.next, o.weights
+		o.next++
+		o.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			o.fail(err)
+			return
+		}
+		t := time.Now()
+		vj := o.vecs[j]
+		for i := 0; i <= j; i++ {
+			o.raw[i*o.stride+j] = weightedDot(o.vecs[i], vj, w)
+		}
+		d := time.Since(t)
+		o.mu.Lock()
+		o.dots += int64(j + 1)
+		o.dotTime += d
+		o.mu.Unlock()
+	}
+}
+
+func (o *overlapGram) fail(err error) {
+	o.mu.Lock()
+	if o.err == nil {
+		o.err = err
+	}
+	o.cond.Broadcast()
+	o.mu.Unlock()
+}
+
+// publish makes graph i's vector, and the weights of its ids, visible to
+// the column workers.
+func (o *overlapGram) publish(i int, v Vec, weights []float64) {
+	o.mu.Lock()
+	o.vecs[i] = v
+	o.mapped = i + 1
+	o.weights = weights
+	o.cond.Broadcast()
+	o.mu.Unlock()
+}
+
+// halt stops the column workers after their current column and returns
+// the number of columns taken.
+func (o *overlapGram) halt() int {
+	o.mu.Lock()
+	o.stop = true
+	o.cond.Broadcast()
+	o.mu.Unlock()
+	return o.next
+}
+
+// explicitGram computes the explicit Gram matrix on threads > 1
+// goroutines (see the comment at the top of this file). The matrix is the
+// sequential one to the bit: the overlapped map is the sequential map, and
+// the parallel one is taken only for integer counts small enough that the
+// dot products do not depend on the ids' order. Its Report's TPhi is the
+// wall time until the last vector, with the dot products done meanwhile,
+// and TDot the rest.
+func (k *Walk) explicitGram(ctx context.Context, gs []*graph.Graph, threads int, rep *Report) (*mat.SymDense, error) {
+	return k.explicitGramBy(ctx, gs, threads, rep, chooseAuto)
+}
+
+// overlapChoice is how explicitGramBy chooses between the overlap and the
+// parallel map: by the prediction, or always one (for tests).
+type overlapChoice int
+
+const (
+	chooseAuto overlapChoice = iota
+	chooseOverlap
+	chooseShared
+)
+
+// explicitGramBy is explicitGram with the choice of how.
+func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads int, rep *Report, how overlapChoice) (*mat.SymDense, error) {
+	n := len(gs)
+	b, err := k.newMapper(gs)
+	if err != nil {
+		return nil, err
+	}
+	weighted := k.Max && k.Lambda != nil
+	K := mat.NewSymDense(n, nil)
+	raw := K.RawSymmetric()
+	o := &overlapGram{vecs: make([]Vec, n), raw: raw.Data, n: n, stride: raw.Stride}
+	o.cond = sync.NewCond(&o.mu)
+	var wg sync.WaitGroup
+	for range threads - 1 {
+		wg.Go(func() { o.columns(ctx) })
+	}
+	start := time.Now()
+	check := overlapCheck(n)
+	// parallel is set once the rest of the graphs are mapped in
+	// parallel; shared is then their interner.
+	var shared *sharedInterner
+	for i := 0; i < n; i++ {
+		if i == check && b.dirac && !weighted && how != chooseOverlap &&
+			(how == chooseShared || o.preferShared(n, threads, time.Since(start))) {
+			shared = sharedInternerOf(&b.fast)
+			o.halt()
+			wg.Wait()
+			err := b.mapShared(ctx, gs[i:], o.vecs[i:], shared, threads)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, errInexact) {
+				return nil, err
+			}
+			// Counts too large for any order of the sums: the rest
+			// is mapped in sequence after all.
+			shared = nil
+		}
+		v, err := b.graphVector(ctx, gs[i])
+		if err != nil {
+			o.fail(err)
+			wg.Wait()
+			return nil, err
+		}
+		var w []float64
+		if weighted {
+			w = b.weights
+		}
+		o.publish(i, v, w)
+	}
+	from := o.halt()
+	wg.Wait()
+	if o.err != nil {
+		return nil, o.err
+	}
+	rep.TPhi = time.Since(start)
+	features := b.size()
+	if shared != nil {
+		features = shared.len()
+	}
+	noteVecs(rep, o.vecs)
+	rep.Features = int64(features)
+	t := time.Now()
+	var weights []float64
+	if weighted {
+		weights = b.weights
+	}
+	if err := gramFrom(ctx, K, o.vecs, weights, threads, from); err != nil {
+		return nil, err
+	}
+	rep.TDot = time.Since(t)
+	return K, nil
+}
+
+// preferShared reports whether mapping the rest of the n graphs in
+// parallel is predicted faster than overlapping the sequential map with
+// the dot products, from the map of the first graphs, which took mapTime,
+// and the merge joins of their columns. With the map taking P and the dot
+// products D by the scheme gramFromVecs will take, or M by merge joins,
+// the column workers get through a share f = min(1, (threads−1)·P/M) of
+// the columns while the map runs, and the overlap takes P + (1−f)·D/threads;
+// the parallel map (overlapShared·P + D)/threads. Where posting lists are
+// the scheme, much cheaper than merge joins for the rare features of long
+// walks or refined labels, the columns done meanwhile save little.
+func (o *overlapGram) preferShared(n, threads int, mapTime time.Duration) bool {
+	o.mu.Lock()
+	dots, dotTime, m := o.dots, o.dotTime, o.mapped
+	o.mu.Unlock()
+	if m == 0 {
+		return false
+	}
+	p := mapTime.Seconds() * float64(n) / float64(m)
+	if dots == 0 {
+		// Not one column done while the first graphs were mapped:
+		// the map dominates.
+		return true
+	}
+	nf, t := float64(n), float64(threads)
+	merge := dotTime.Seconds() / float64(dots) * nf * (nf + 1) / 2
+	d := merge * o.schemeShare(n)
+	f := min(1, (t-1)*p/merge)
+	overlap := p + (1-f)*d/t
+	return (overlapShared*p+d)/t < overlap
+}
+
+// schemeShare returns the cost of gramFromVecs's scheme for n graphs
+// like the ones mapped so far relative to merge joins, as mergeCheaper
+// weighs them: 1 where it takes merge joins, else the posting lists'
+// cost over the merge joins'. Σ_f df_f² is estimated from the sample's
+// document frequencies without bias (see explicitProbe.predict).
+func (o *overlapGram) schemeShare(n int) float64 {
+	o.mu.Lock()
+	vecs := o.vecs[:o.mapped]
+	o.mu.Unlock()
+	m := float64(len(vecs))
+	if m < 2 {
+		return 1
+	}
+	nnz, df := featureStats(vecs)
+	var pp float64
+	for _, d := range df {
+		pp += float64(d) * float64(d-1)
+	}
+	nf := float64(n)
+	total := float64(nnz) * nf / m
+	products := (2*total + nf*(nf-1)*pp/(m*(m-1))) / 2
+	if total == 0 {
+		return 1
+	}
+	// mergeCheaper weighs a posting-list step as four merge steps.
+	return min(1, 4*(nf*nf/2+products)/((nf+1)*total))
+}
