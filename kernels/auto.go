@@ -286,17 +286,15 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	if err := ep.grow(ctx, 1, budget); err != nil {
 		return nil, err
 	}
-	if ep.cut && n > 1 {
-		// One cut map decides only if a second graph's is cut too.
-		ep.setAside()
-		if err := ep.grow(ctx, 1, budget); err != nil {
-			return nil, err
-		}
-	}
 	// A cut map is scaled to all graphs by the walk-count proxies where
 	// they are affordable: the first sample graph may be one of the
-	// heaviest, and counting it n times once made a 10 ms explicit run
-	// look like 0.46 s.
+	// heaviest. Counted n times, one made a 10 ms explicit run look like
+	// 0.46 s; scaled by the proxies, like 0.14 s, still over the implicit
+	// 0.05 s. Setting such a map aside and mapping the next graph instead
+	// fixed that cell but broke one where the heavy graphs carry the
+	// explicit time (100 graphs, p_V 0.9, length 9: a median map of
+	// 0.24 ms, the largest 7 ms), on the grid of auto-vs-oracle 121 of 132
+	// cells right against 125.
 	if left := time.Duration(probeShare*impl.seconds*1e9) - time.Since(start); ep.cut && 2*ep.proxyCost() < left {
 		if err := ep.computeProxies(ctx, ip.labelWalks(k.Length)); err != nil {
 			return nil, err
@@ -309,7 +307,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		// bounds (see predict), which decides only where explicit wins
 		// anyway; else a second graph is mapped if the budget allows.
 		pessimistic := ep.m < 2 && expl.seconds > impl.seconds
-		if slow >= decisive*fast && !pessimistic && ep.m >= min(decideMaps, n-ep.first) {
+		if slow >= decisive*fast && !pessimistic && ep.m >= min(decideMaps, n) {
 			break
 		}
 		left := time.Duration(probeShare*fast*1e9) - time.Since(start)
@@ -713,10 +711,6 @@ type explicitProbe struct {
 	// priced work of its next round.
 	cut                  bool
 	projected, cutBudget float64
-	// first is 1 when the first sample graph's map was cut and set
-	// aside (see setAside), and aside the priced work of its partial map.
-	first int
-	aside float64
 	// lastWalks bounds the distinct features of the graph vectors.
 	lastWalks float64
 }
@@ -746,7 +740,7 @@ func (p *explicitProbe) nextCost() time.Duration {
 	// The maps so far, scaled by the walk-count proxies of the next ones:
 	// the sample's first graph may have been one of the heavy ones.
 	var done, next float64
-	for i := 0; i < 2*p.m && p.first+i < len(p.gs); i++ {
+	for i := 0; i < 2*p.m && i < len(p.gs); i++ {
 		e := p.proxies[p.graph(i)].extends
 		if i < p.m {
 			done += e
@@ -810,7 +804,7 @@ func (p *explicitProbe) workSeconds(extend string) float64 {
 // by then, the probe is cut and keeps the partial work as a lower bound;
 // otherwise the partial map is dropped.
 func (p *explicitProbe) grow(ctx context.Context, m int, budget float64) error {
-	m = min(m, len(p.gs)-p.first)
+	m = min(m, len(p.gs))
 	if p.m >= m {
 		return nil
 	}
@@ -847,19 +841,7 @@ func (p *explicitProbe) grow(ctx context.Context, m int, budget float64) error {
 }
 
 // graph returns the index of the i-th graph the probe maps.
-func (p *explicitProbe) graph(i int) int { return p.sample.at(p.first + i) }
-
-// setAside undoes a cut first map, keeping its priced work, so that the
-// probe starts again with the next sample graph: where a few graphs carry
-// most of the walks, as in a random graph's heavy tail, the first sample
-// graph may be one of them, and its map alone can exceed the share of
-// the implicit prediction that the whole data set's maps come in under.
-func (p *explicitProbe) setAside() {
-	p.aside = p.workSeconds(p.extend())
-	p.work = mapWork{}
-	p.cut, p.projected, p.cutBudget = false, 0, 0
-	p.first = 1
-}
+func (p *explicitProbe) graph(i int) int { return p.sample.at(i) }
 
 // graphProxy predicts a graph's map work by walk counts: a vertex v has at
 // most min(w_i(v), W_i) sequences of length i, where w_i(v) counts the
@@ -1036,12 +1018,6 @@ func (p *explicitProbe) predict(m walkModel, labelWalks []float64) estimate {
 	}
 	why := fmt.Sprintf("work counted on the maps of %d sample graphs (%.0f non-zeros each), %s; dot products by %s",
 		p.m, float64(p.nnz)/mm, how, scheme)
-	if p.first > 0 {
-		// The set-aside graph counts once, for its partial map: the
-		// sample says how rare such graphs are no better than that.
-		ts = append(ts, CostTerm{Name: "(set-aside sample graph, partial map)", Count: 1, Unit: "graphs", NS: p.aside * 1e9})
-		why += "; the first sample graph's map, stopped at its budget, set aside"
-	}
 	return newEstimate(ts, why)
 }
 
