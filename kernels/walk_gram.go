@@ -157,8 +157,8 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	}
 	start := time.Now()
 	check := overlapCheck(n)
-	// parallel is set once the rest of the graphs are mapped in
-	// parallel; shared is then their interner.
+	// shared is the interner of the graphs mapped in parallel, once
+	// the rest of them are.
 	var shared *sharedInterner
 	for i := 0; i < n; i++ {
 		if i == check && b.dirac && !weighted && how != chooseOverlap &&

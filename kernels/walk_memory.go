@@ -36,11 +36,11 @@ const (
 	// The weights of the Max-l-walk kernel, a float64 per id, grown by
 	// append.
 	weightBytes = 8 * 1.25
-	// The interner of the parallel walk map, and each thread's cache of
-	// it, hold a uint64 key, reserved up to twice, and two to four uint32
-	// slots per id, and a uint32 id, grown by append.
+	// The sequential map's interner, which the parallel one copies,
+	// holds a uint64 key, reserved up to twice, and two to four uint32
+	// slots per id; the shared interner two to four 16-byte slots.
 	internBytes = 8*2 + 4*4
-	idBytes     = 4 * 1.25
+	sharedBytes = 16 * 4
 	// A non-zero of the feature vectors, allocated at its size by
 	// accumulator.flush, and a vector's header.
 	nonzeroBytes = 4 + 8
@@ -210,8 +210,8 @@ func dotBytes(vecs, nnz, dim float64) float64 {
 //
 // The estimate is gcHeadroom times the larger of the data live while the
 // vectors are computed (the vectors, the interner, the accumulators and,
-// for Max, the weights; or the parallel map's shared interner and each
-// thread's cache of it and accumulators) and while they are multiplied (see dotBytes). It costs about
+// for Max, the weights; or, with threads, also the shared interner of the
+// parallel map and every thread's accumulators) and while they are multiplied (see dotBytes). It costs about
 // estimateSample/len(gs) of the feature map, or more, since the sample
 // holds the largest graphs.
 //
@@ -306,10 +306,11 @@ func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs float64) float64 {
 		perSeq += weightBytes
 	}
 	if threadsOr(k.Threads) > 1 && dirac && !(k.Max && k.Lambda != nil) {
-		// parallelVectors: the shared interner, and for each thread a
-		// cache of it and accumulators, each up to every sequence.
+		// explicitGram: the sequential map's interner and its copy,
+		// the shared interner, and every thread's accumulators, each up
+		// to every sequence.
 		threads := float64(min(threadsOr(k.Threads), n))
-		perSeq = internBytes + idBytes + threads*(internBytes+idBytes+2*accBytes)
+		perSeq = internBytes + sharedBytes + (threads+1)*2*accBytes
 	}
 	phi := vb + perSeq*seqs
 	return gcHeadroom * max(phi, dotBytes(vb, nnz, seqs))
