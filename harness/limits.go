@@ -185,17 +185,12 @@ func safeGram(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernel
 	}()
 	if m == kernels.Auto {
 		// The probes are part of the automatic method's time.
-		adv, ok := k.(kernels.Advisor)
-		if !ok {
-			return nil, "", fmt.Errorf("kernel %s cannot choose its method", k.Name())
+		_, rep, a, err := kernels.GramAuto(ctx, k, gs, kernels.AdviseOptions{Seed: 1, Costs: costs})
+		if a != nil {
+			note = fmt.Sprintf("auto chose %s (predicted explicit %.3gs, implicit %.3gs; probes %.3gs)",
+				a.Choice, a.Explicit.Seconds, a.Implicit.Seconds, a.Probe.Seconds())
 		}
-		a, err := adv.Advise(ctx, gs, kernels.AdviseOptions{Seed: 1, Costs: costs})
-		if err != nil {
-			return nil, "", err
-		}
-		m = a.Choice
-		note = fmt.Sprintf("auto chose %s (predicted explicit %.3gs, implicit %.3gs; probes %.3gs)",
-			a.Choice, a.Explicit.Seconds, a.Implicit.Seconds, a.Probe.Seconds())
+		return rep, note, err
 	}
 	_, rep, err = k.Gram(ctx, gs, m)
 	return rep, note, err

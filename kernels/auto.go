@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gkbench/gkbench/graph"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Prediction is a method's predicted time for a Gram matrix and what the
@@ -60,6 +61,42 @@ func (a *Advice) String() string {
 // methods on the actual data from cheap probes, to choose the faster.
 type Advisor interface {
 	Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error)
+}
+
+// GramAuto computes the Gram matrix of gs by the method k's advice
+// chooses, and returns the advice with it; the probes' time is part of
+// the automatic method's. Where the advice prepares the graphs as the
+// Gram computation would (the walk kernel's label refinement), the
+// preparation is done once, and the Report's TPrep holds it.
+func GramAuto(ctx context.Context, k Kernel, gs []*graph.Graph, opt AdviseOptions) (*mat.SymDense, *Report, *Advice, error) {
+	adv, ok := k.(Advisor)
+	if !ok {
+		return nil, nil, nil, fmt.Errorf("kernel %s cannot choose its method", k.Name())
+	}
+	if w, ok := k.(*Walk); ok && w.WL > 0 {
+		if err := w.validate(); err != nil {
+			return nil, nil, nil, err
+		}
+		t := time.Now()
+		gs = graph.RefineGraphs(gs, w.WL, graph.FromLabels)
+		prep := time.Since(t)
+		plain := *w
+		plain.WL = 0
+		K, rep, a, err := GramAuto(ctx, &plain, gs, opt)
+		if a != nil {
+			a.Prep = prep
+		}
+		if rep != nil {
+			rep.TPrep = prep
+		}
+		return K, rep, a, err
+	}
+	a, err := adv.Advise(ctx, gs, opt)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	K, rep, err := k.Gram(ctx, gs, a.Choice)
+	return K, rep, a, err
 }
 
 // Calibrator is implemented by advisors whose cost models have per-machine

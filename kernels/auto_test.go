@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/graph/graphtest"
 	"github.com/gkbench/gkbench/synth"
 )
 
@@ -328,4 +329,39 @@ func TestCalibrateQuick(t *testing.T) {
 		t.Errorf("quick calibration took %v", took)
 	}
 	t.Logf("quick calibration in %v: %v", took, c)
+}
+
+// TestGramAuto checks that GramAuto computes the matrix of the method its
+// advice chooses, refining the labels once for the walk kernel with WL
+// iterations (reported as TPrep and the advice's Prep), and refuses a
+// kernel without an advisor.
+func TestGramAuto(t *testing.T) {
+	gs := graphtest.Dataset(t, "MUTAG").Graphs[:60]
+	tests := []struct {
+		name string
+		k    Kernel
+	}{
+		{"walk", &Walk{Length: 3}},
+		{"walk-wl2", &Walk{Length: 3, WL: 2}},
+		{"sp", &ShortestPath{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			K, rep, a, err := GramAuto(context.Background(), tt.k, gs, AdviseOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, err := tt.k.Gram(context.Background(), gs, a.Choice)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireEqual(t, tt.name, want, K)
+			if w, ok := tt.k.(*Walk); ok && w.WL > 0 && (rep.TPrep <= 0 || a.Prep != rep.TPrep) {
+				t.Errorf("TPrep %v, advice's Prep %v: want the refinement's time in both", rep.TPrep, a.Prep)
+			}
+		})
+	}
+	if _, _, _, err := GramAuto(context.Background(), &Graphlet{}, gs, AdviseOptions{}); err == nil {
+		t.Error("graphlet kernel: no error, want one: it has no advisor")
+	}
 }

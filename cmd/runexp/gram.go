@@ -42,7 +42,6 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return usageError{err}
 	}
-	adv, _ := k.(kernels.Advisor)
 	if auto && !kernels.Supports(k, m) {
 		return usagef("kernel %s cannot choose its method (auto needs both methods and a cost model)", *kname)
 	}
@@ -71,16 +70,18 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
+	var K *mat.SymDense
+	var rep *kernels.Report
 	if auto {
-		a, err := adv.Advise(ctx, ds.Graphs, kernels.AdviseOptions{Seed: *seed, Costs: costs})
-		if err != nil {
-			return err
+		var a *kernels.Advice
+		K, rep, a, err = kernels.GramAuto(ctx, k, ds.Graphs, kernels.AdviseOptions{Seed: *seed, Costs: costs})
+		if a != nil {
+			fmt.Fprintf(stderr, "gram: constants: %s\n", source)
+			fmt.Fprintf(stderr, "gram: %v\n", a)
 		}
-		fmt.Fprintf(stderr, "gram: constants: %s\n", source)
-		fmt.Fprintf(stderr, "gram: %v\n", a)
-		m = a.Choice
+	} else {
+		K, rep, err = k.Gram(ctx, ds.Graphs, m)
 	}
-	K, rep, err := k.Gram(ctx, ds.Graphs, m)
 	if err != nil {
 		return err
 	}
