@@ -210,10 +210,10 @@ func dotBytes(vecs, nnz, dim float64) float64 {
 //
 // The estimate is gcHeadroom times the larger of the data live while the
 // vectors are computed (the vectors, the interner, the accumulators and,
-// for Max, the weights; or, with threads, also the shared interner of the
-// parallel map and every thread's accumulators) and while they are multiplied (see dotBytes). It costs about
-// estimateSample/len(gs) of the feature map, or more, since the sample
-// holds the largest graphs.
+// for Max, the weights; with threads, also the shared interner of the
+// parallel map and every thread's accumulators) and while they are
+// multiplied (see dotBytes). It costs about estimateSample/len(gs) of the
+// feature map, or more, since the sample holds the largest graphs.
 //
 // Every sequence and non-zero is a walk, so the same formula with every
 // walk distinct bounds the estimate; when that bound is within limit the
@@ -298,9 +298,14 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 // label sequences interned over all lengths. It is linear in nnz and seqs.
 func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs float64) float64 {
 	vb := nonzeroBytes*nnz + vecBytes*float64(n)
-	perSeq := mapBytes64 + 2*accBytes
+	// One accumulator a mapper, two for Max (see graphAcc).
+	accs := 1.0
+	if k.Max {
+		accs = 2
+	}
+	perSeq := mapBytes64 + accs*accBytes
 	if !dirac {
-		perSeq = mapBytes192 + 2*accBytes
+		perSeq = mapBytes192 + accs*accBytes
 	}
 	if k.Max && k.Lambda != nil {
 		perSeq += weightBytes
@@ -310,7 +315,7 @@ func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs float64) float64 {
 		// the shared interner, and every thread's accumulators, each up
 		// to every sequence.
 		threads := float64(min(threadsOr(k.Threads), n))
-		perSeq = internBytes + sharedBytes + (threads+1)*2*accBytes
+		perSeq = internBytes + sharedBytes + (threads+1)*accs*accBytes
 	}
 	phi := vb + perSeq*seqs
 	return gcHeadroom * max(phi, dotBytes(vb, nnz, seqs))
