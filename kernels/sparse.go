@@ -86,7 +86,8 @@ func (a *accumulator) flush(ids []uint32, vals []float64) ([]uint32, []float64) 
 
 // flushUnsorted is flush with the non-zeros in the order they were first
 // added, for vectors that are only iterated over: the walk map's
-// per-vertex vectors, whose sorting took a quarter of the map's time.
+// per-vertex vectors, whose sorting took about 8% of the map of MUTAG at
+// length 7.
 func (a *accumulator) flushUnsorted(ids []uint32, vals []float64) ([]uint32, []float64) {
 	t := a.touched
 	// Room for every touched id at once: a graph's vector, flushed into
