@@ -24,10 +24,12 @@ import (
 // faster. The columns not done while mapping are computed at the end, by
 // the scheme gramFromVecs would choose.
 
-// overlapShared is the ratio of the parallel map's work to the sequential
-// map's, which the choice between the overlap and the parallel map
-// assumes: 1.1 on ENZYMES at length 6, 1.45 on MUTAG at length 7.
-const overlapShared = 1.2
+// sharedKeyCost is the extra time, in seconds, that a new sequence costs
+// the parallel map over the sequential one: the other threads' caches
+// miss the slot it was written to, and the lock. On this machine the
+// parallel map of MUTAG at length 7 spent 3.4 ms more CPU than the
+// sequential one on its 20k sequences.
+const sharedKeyCost = 150e-9
 
 // overlapCheck returns the number of graphs mapped before the choice: a
 // sixteenth of them, at least 8.
@@ -162,7 +164,7 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	var shared *sharedInterner
 	for i := 0; i < n; i++ {
 		if i == check && b.dirac && !weighted && how != chooseOverlap &&
-			(how == chooseShared || o.preferShared(n, threads, time.Since(start))) {
+			(how == chooseShared || o.preferShared(n, threads, time.Since(start), b.size())) {
 			shared = sharedInternerOf(&b.fast)
 			o.halt()
 			wg.Wait()
@@ -215,33 +217,45 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 
 // preferShared reports whether mapping the rest of the n graphs in
 // parallel is predicted faster than overlapping the sequential map with
-// the dot products, from the map of the first graphs, which took mapTime,
-// and the merge joins of their columns. With the map taking P and the dot
-// products D by the scheme gramFromVecs will take, or M by merge joins,
-// the column workers get through a share f = min(1, (threads−1)·P/M) of
-// the columns while the map runs, and the overlap takes P + (1−f)·D/threads;
-// the parallel map (overlapShared·P + D)/threads. Where posting lists are
-// the scheme, much cheaper than merge joins for the rare features of long
-// walks or refined labels, the columns done meanwhile save little.
-func (o *overlapGram) preferShared(n, threads int, mapTime time.Duration) bool {
+// the dot products, from the map of the first graphs, which took mapTime
+// and interned features sequences, and the merge joins of their columns.
+//
+// With the map taking P, the dot products D by the scheme gramFromVecs
+// will take, or M by merge joins, the overlap takes P + (1−f)·D/threads,
+// where f is the share of the columns the column workers get through
+// while the map runs. Column j becomes available at time P·j/n and costs
+// merge joins with j graphs, so the available work grows as M·(t/P)²:
+// the workers keep up with it until t* = P²/(2(threads−1)M) and are busy
+// after, which gives f = min(1, ((threads−1)·P − P²/(4M))/M) for t* ≤ P.
+// The parallel map takes (P + F·sharedKeyCost + D)/threads for F
+// sequences in all, extrapolated linearly from the first graphs (an
+// upper bound: later graphs share more of theirs). On MUTAG at length 7
+// and 9 this picks the overlap, on ENZYMES at 6 and U251 at 8 the
+// parallel map, the faster of the two in each, measured.
+func (o *overlapGram) preferShared(n, threads int, mapTime time.Duration, features int) bool {
 	o.mu.Lock()
 	dots, dotTime, m := o.dots, o.dotTime, o.mapped
 	o.mu.Unlock()
 	if m == 0 {
 		return false
 	}
-	p := mapTime.Seconds() * float64(n) / float64(m)
+	nf, t := float64(n), float64(threads)
+	p := mapTime.Seconds() * nf / float64(m)
 	if dots == 0 {
 		// Not one column done while the first graphs were mapped:
 		// the map dominates.
 		return true
 	}
-	nf, t := float64(n), float64(threads)
 	merge := dotTime.Seconds() / float64(dots) * nf * (nf + 1) / 2
 	d := merge * o.schemeShare(n)
-	f := min(1, (t-1)*p/merge)
+	w := t - 1 // column workers
+	f := 1.0
+	if p*p/(2*w*merge) <= p {
+		f = min(1, (w*p-p*p/(4*merge))/merge)
+	}
 	overlap := p + (1-f)*d/t
-	return (overlapShared*p+d)/t < overlap
+	shared := (p + float64(features)*nf/float64(m)*sharedKeyCost + d) / t
+	return shared < overlap
 }
 
 // schemeShare returns the cost of gramFromVecs's scheme for n graphs
