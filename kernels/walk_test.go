@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gkbench/gkbench/graph"
 	"github.com/gkbench/gkbench/graph/graphtest"
@@ -522,16 +523,23 @@ func TestWalkExplicitGramOverlap(t *testing.T) {
 	}
 }
 
-// TestWalkExplicitGramCancel checks that a cancelled parallel explicit
-// Gram matrix returns the context's error in both ways.
+// TestWalkExplicitGramCancel checks that a parallel explicit Gram matrix
+// cancelled before it starts, or while it maps or multiplies (as the
+// runner's time and memory limits do), returns the context's error in
+// both ways, and returns at all: a column worker left waiting for a graph
+// would hang it.
 func TestWalkExplicitGramCancel(t *testing.T) {
-	gs := graphtest.Dataset(t, "MUTAG").Graphs
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	for _, how := range []overlapChoice{chooseOverlap, chooseShared} {
-		_, err := (&Walk{Length: 6}).explicitGramBy(ctx, gs, 2, &Report{}, how)
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("choice %d: err = %v, want context.Canceled", how, err)
+	gs := graphtest.Dataset(t, "ENZYMES").Graphs
+	// ENZYMES at length 8 takes about 0.3 s on one thread, 0.2 s on two:
+	// the limits fall before, in and just after the first graphs' map.
+	for _, after := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 15 * time.Millisecond} {
+		for _, how := range []overlapChoice{chooseOverlap, chooseShared} {
+			ctx, cancel := context.WithTimeout(context.Background(), after)
+			_, err := (&Walk{Length: 8}).explicitGramBy(ctx, gs, 2, &Report{}, how)
+			cancel()
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("cancelled after %v, choice %d: err = %v, want context.DeadlineExceeded", after, how, err)
+			}
 		}
 	}
 }
