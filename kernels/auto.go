@@ -778,7 +778,7 @@ func (p *explicitProbe) nextCost() time.Duration {
 	// the sample's first graph may have been one of the heavy ones.
 	var done, next float64
 	for i := 0; i < 2*p.m && i < len(p.gs); i++ {
-		e := p.proxies[p.graph(i)].extends
+		e := p.proxies[p.sample.at(i)].extends
 		if i < p.m {
 			done += e
 		} else {
@@ -852,7 +852,7 @@ func (p *explicitProbe) grow(ctx context.Context, m int, budget float64) error {
 	defer func() { p.took += time.Since(t) }()
 	for ; p.m < m; p.m++ {
 		before := p.work
-		v, err := p.b.graphVector(lim, p.gs[p.graph(p.m)])
+		v, err := p.b.graphVector(lim, p.gs[p.sample.at(p.m)])
 		if err != nil {
 			if !errors.Is(err, errWorkBudget) {
 				return err
@@ -876,9 +876,6 @@ func (p *explicitProbe) grow(ctx context.Context, m int, budget float64) error {
 	}
 	return nil
 }
-
-// graph returns the index of the i-th graph the probe maps.
-func (p *explicitProbe) graph(i int) int { return p.sample.at(i) }
 
 // graphProxy predicts a graph's map work by walk counts: a vertex v has at
 // most min(w_i(v), W_i) sequences of length i, where w_i(v) counts the
@@ -981,7 +978,7 @@ func (p *explicitProbe) predict(m walkModel, labelWalks []float64) estimate {
 		graphs := n
 		how := "and every graph costs about as much"
 		if p.proxies != nil {
-			if e := p.proxies[p.graph(0)].extends; e > 0 {
+			if e := p.proxies[p.sample.at(0)].extends; e > 0 {
 				graphs = p.allProxy.extends / e
 				how = fmt.Sprintf("scaled by the walk counts of all graphs (%.3g times its own)", graphs)
 			}
@@ -1005,7 +1002,7 @@ func (p *explicitProbe) predict(m walkModel, labelWalks []float64) estimate {
 		// proxies, times the proxies of all graphs.
 		var s graphProxy
 		for i := 0; i < p.m; i++ {
-			s.add(p.proxies[p.graph(i)])
+			s.add(p.proxies[p.sample.at(i)])
 		}
 		ratio := func(x int64, sample, all float64) float64 {
 			if sample == 0 {
