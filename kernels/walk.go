@@ -110,6 +110,11 @@ func (k *Walk) validate() error {
 	return nil
 }
 
+// lengthWeights reports whether the feature maps weigh each sequence by
+// the λ of its length: the Max-l-walk kernel with weights, whose vectors
+// hold sums of non-integer terms.
+func (k *Walk) lengthWeights() bool { return k.Max && k.Lambda != nil }
+
 // lambda returns λ_i.
 func (k *Walk) lambda(i int) float64 {
 	if k.Lambda == nil {
@@ -196,7 +201,7 @@ func (k *Walk) FeatureVectors(ctx context.Context, gs []*graph.Graph, rep *Repor
 		return nil, nil, err
 	}
 	features := 0
-	if threads := threadsOr(k.Threads); threads > 1 && b.dirac && !(k.Max && k.Lambda != nil) {
+	if threads := threadsOr(k.Threads); threads > 1 && b.dirac && !k.lengthWeights() {
 		// Integer counts: if they are small enough, the matrix does not
 		// depend on how the ids are numbered.
 		vecs, features, err = b.parallelVectors(ctx, gs, threads)
@@ -220,8 +225,5 @@ func (k *Walk) FeatureVectors(ctx context.Context, gs []*graph.Graph, rep *Repor
 		noteVecs(rep, vecs)
 		rep.Features = int64(features)
 	}
-	if k.Max && k.Lambda != nil {
-		weights = b.weights
-	}
-	return vecs, weights, nil
+	return vecs, b.weights, nil
 }

@@ -33,7 +33,8 @@ type walkMapper struct {
 	// length-0 sequence by (vertex feature, noPrev, noPrev).
 	slow map[[3]uint64]uint32
 
-	// weights[id] is λ of the length of sequence id; kept only for Max.
+	// weights[id] is λ of the length of sequence id, kept only where the
+	// kernel has lengthWeights; nil otherwise.
 	weights []float64
 
 	// vacc accumulates per-vertex vectors, gacc the graph vector of Max
@@ -140,7 +141,7 @@ func (b *walkMapper) size() int {
 
 func (b *walkMapper) newID(length int) uint32 {
 	id := uint32(b.size())
-	if b.k.Max && b.k.Lambda != nil {
+	if b.k.lengthWeights() {
 		b.weights = append(b.weights, b.k.Lambda[length])
 	}
 	return id
@@ -151,7 +152,7 @@ func (b *walkMapper) internFast(key uint64, length int) uint32 {
 		return b.shared.intern(key, &b.ids)
 	}
 	id, added := b.fast.intern(key64(key))
-	if added && b.k.Max && b.k.Lambda != nil {
+	if added && b.k.lengthWeights() {
 		b.weights = append(b.weights, b.k.Lambda[length])
 	}
 	return id
@@ -267,14 +268,9 @@ func sharedInternerOf(t *interner[key64]) *sharedInterner {
 	for id, key := range t.keys {
 		k := uint64(key)
 		i := shardOf(k)
-		tab, l := s.tabs[i].Load(), &s.locks[i]
-		if 2*(l.n+1) > len(tab.slots) {
-			tab = tab.grown()
-			s.tabs[i].Store(tab)
-		}
+		tab := s.tabs[i].Load()
 		_, slot, _ := tab.find(k)
-		tab.put(k, uint32(id), slot)
-		l.n++
+		s.add(i, tab, k, uint32(id), slot)
 	}
 	s.next.Store(uint32(len(t.keys)))
 	return s
@@ -362,21 +358,29 @@ func (s *sharedInterner) intern(key uint64, r *idRange) uint32 {
 		l.mu.Unlock()
 		return id
 	}
-	if 2*(l.n+1) > len(t.slots) {
-		t = t.grown()
-		s.tabs[i].Store(t)
-		_, slot, _ = t.find(key)
-	}
 	if r.next == r.end {
 		r.end = s.next.Add(idBlock)
 		r.next = r.end - idBlock
 	}
 	id = r.next
 	r.next++
-	t.put(key, id, slot)
-	l.n++
+	s.add(i, t, key, id, slot)
 	l.mu.Unlock()
 	return id
+}
+
+// add puts key, with id, in shard i's table t at slot, the empty slot a
+// look-up in t stopped at, first replacing t by a larger table if it is
+// half full. The caller holds the shard's lock, or is the only goroutine.
+func (s *sharedInterner) add(i uint64, t *sharedTable, key uint64, id uint32, slot uint64) {
+	l := &s.locks[i]
+	if 2*(l.n+1) > len(t.slots) {
+		t = t.grown()
+		s.tabs[i].Store(t)
+		_, slot, _ = t.find(key)
+	}
+	t.put(key, id, slot)
+	l.n++
 }
 
 // grown returns a copy of t with twice the slots.

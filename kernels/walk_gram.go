@@ -39,14 +39,14 @@ func overlapCheck(n int) int { return min(n, max(8, n/16)) }
 type overlapGram struct {
 	vecs []Vec
 	raw  []float64
-	n    int
 	// stride of raw.
 	stride int
 
 	mu   sync.Mutex
 	cond *sync.Cond
-	// mapped graphs are in vecs, whose ids have weights; columns up to
-	// next are taken; stop ends the column workers.
+	// mapped graphs are in vecs, whose ids have weights (nil without
+	// lengthWeights); columns up to next are taken; stop ends the column
+	// workers.
 	mapped, next int
 	weights      []float64
 	stop         bool
@@ -63,10 +63,10 @@ type overlapGram struct {
 func (o *overlapGram) columns(ctx context.Context) {
 	for {
 		o.mu.Lock()
-		for !o.stop && o.err == nil && o.next < o.n && o.mapped <= o.next {
+		for !o.stop && o.err == nil && o.next < len(o.vecs) && o.mapped <= o.next {
 			o.cond.Wait()
 		}
-		if o.stop || o.err != nil || o.next >= o.n {
+		if o.stop || o.err != nil || o.next >= len(o.vecs) {
 			o.mu.Unlock()
 			return
 		}
@@ -148,10 +148,9 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	if err != nil {
 		return nil, err
 	}
-	weighted := k.Max && k.Lambda != nil
 	K := mat.NewSymDense(n, nil)
 	raw := K.RawSymmetric()
-	o := &overlapGram{vecs: make([]Vec, n), raw: raw.Data, n: n, stride: raw.Stride}
+	o := &overlapGram{vecs: make([]Vec, n), raw: raw.Data, stride: raw.Stride}
 	o.cond = sync.NewCond(&o.mu)
 	var wg sync.WaitGroup
 	for range threads - 1 {
@@ -163,7 +162,7 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	// the rest of them are.
 	var shared *sharedInterner
 	for i := 0; i < n; i++ {
-		if i == check && b.dirac && !weighted && how != chooseOverlap &&
+		if i == check && b.dirac && !k.lengthWeights() && how != chooseOverlap &&
 			(how == chooseShared || o.preferShared(n, threads, time.Since(start), b.size())) {
 			shared = sharedInternerOf(&b.fast)
 			o.halt()
@@ -185,11 +184,7 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 			wg.Wait()
 			return nil, err
 		}
-		var w []float64
-		if weighted {
-			w = b.weights
-		}
-		o.publish(i, v, w)
+		o.publish(i, v, b.weights)
 	}
 	from := o.halt()
 	wg.Wait()
@@ -204,11 +199,7 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	noteVecs(rep, o.vecs)
 	rep.Features = int64(features)
 	t := time.Now()
-	var weights []float64
-	if weighted {
-		weights = b.weights
-	}
-	if err := gramFrom(ctx, K, o.vecs, weights, threads, from); err != nil {
+	if err := gramFrom(ctx, K, o.vecs, b.weights, threads, from); err != nil {
 		return nil, err
 	}
 	rep.TDot = time.Since(t)

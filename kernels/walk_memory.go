@@ -307,10 +307,10 @@ func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs float64) float64 {
 	if !dirac {
 		perSeq = mapBytes192 + accs*accBytes
 	}
-	if k.Max && k.Lambda != nil {
+	if k.lengthWeights() {
 		perSeq += weightBytes
 	}
-	if threadsOr(k.Threads) > 1 && dirac && !(k.Max && k.Lambda != nil) {
+	if threadsOr(k.Threads) > 1 && dirac && !k.lengthWeights() {
 		// explicitGram: the sequential map's interner and its copy,
 		// the shared interner, and every thread's accumulators, each up
 		// to every sequence.
