@@ -231,25 +231,40 @@ const sharedShards = 1 << 6
 // sequential map; ids scattered over the shards cost a fifth more time in
 // the accumulators and dot products, whose arrays they index.
 //
+// Its layout is the sequential interner's: the tables' slots hold only
+// ids, four bytes, and the keys are kept by id, in pages that never move.
+// Slots of key and id side by side, 16 bytes, made the tables four times
+// as large, too large for the cache, and the parallel map on one
+// goroutine 1.5 times slower than the sequential map of MUTAG at length
+// 9, nearly all of it waiting for the slots.
+//
 // Each goroutine keeping its own cache of a locked table instead cost
 // every goroutine a miss for every sequence: with two, 40% more work than
 // the sequential map of MUTAG at length 7.
 //
-// What the goroutines only read on a look-up, the tables and the pointers
-// to them, shares no cache line with what they write: a lock, a count or
-// the id counter written beside a table's pointer cost the other
-// goroutine a cache miss on its next look-up in that shard, which made
-// the parallel map of MUTAG slower than the sequential one.
+// What the goroutines only read on a look-up, the tables, the pages and
+// the pointers to them, shares no cache line with what they write: a
+// lock, a count or the id counter written beside a table's pointer cost
+// the other goroutine a cache miss on its next look-up in that shard,
+// which made the parallel map of MUTAG slower than the sequential one.
 type sharedInterner struct {
 	tabs  [sharedShards]atomic.Pointer[sharedTable]
+	pages atomic.Pointer[[]*keyPage]
 	_     [64]byte
 	locks [sharedShards]struct {
 		mu sync.Mutex
 		n  int      // keys in the shard's table
 		_  [48]byte // a lock per cache line
 	}
-	next atomic.Uint32
+	next    atomic.Uint32
+	pagesMu sync.Mutex // held to add a page
 }
+
+// keyPageBits is the log2 of the keys a page holds: pages of 512 KiB.
+const keyPageBits = 16
+
+// keyPage holds the keys of 2^keyPageBits consecutive ids.
+type keyPage [1 << keyPageBits]uint64
 
 // newSharedInterner returns an empty sharedInterner.
 func newSharedInterner() *sharedInterner {
@@ -257,6 +272,7 @@ func newSharedInterner() *sharedInterner {
 	for i := range s.tabs {
 		s.tabs[i].Store(newSharedTable(256))
 	}
+	s.pages.Store(new([]*keyPage))
 	return s
 }
 
@@ -265,65 +281,87 @@ func newSharedInterner() *sharedInterner {
 // stopped.
 func sharedInternerOf(t *interner[key64]) *sharedInterner {
 	s := newSharedInterner()
+	if len(t.keys) > 0 {
+		s.reserve(uint32(len(t.keys) - 1))
+	}
 	for id, key := range t.keys {
 		k := uint64(key)
+		s.setKey(uint32(id), k)
 		i := shardOf(k)
 		tab := s.tabs[i].Load()
-		_, slot, _ := tab.find(k)
+		_, slot, _ := s.find(tab, k)
 		s.add(i, tab, k, uint32(id), slot)
 	}
 	s.next.Store(uint32(len(t.keys)))
 	return s
 }
 
-// sharedTable is one shard's open-addressing table. A slot holds its key
-// and id side by side, so that a look-up reads one cache line; the id is
-// written before the key that publishes it, so a reader that sees the key
-// sees its id. A table is replaced by a larger one, never changed in place
-// beyond adding keys, so a reader still on the old one at worst misses a
-// key and looks again under the lock.
+// reserve makes sure that the page of id exists.
+func (s *sharedInterner) reserve(id uint32) {
+	p := int(id >> keyPageBits)
+	if p < len(*s.pages.Load()) {
+		return
+	}
+	s.pagesMu.Lock()
+	defer s.pagesMu.Unlock()
+	old := *s.pages.Load()
+	if p < len(old) {
+		return
+	}
+	pages := make([]*keyPage, p+1)
+	copy(pages, old)
+	for q := len(old); q <= p; q++ {
+		pages[q] = new(keyPage)
+	}
+	s.pages.Store(&pages)
+}
+
+// key returns the key of id, which must have been published.
+func (s *sharedInterner) key(id uint32) uint64 {
+	return (*s.pages.Load())[id>>keyPageBits][id&(1<<keyPageBits-1)]
+}
+
+// setKey stores the key of a new id, before a slot publishes it.
+func (s *sharedInterner) setKey(id uint32, key uint64) {
+	(*s.pages.Load())[id>>keyPageBits][id&(1<<keyPageBits-1)] = key
+}
+
+// sharedTable is one shard's open-addressing table of ids. An id is
+// published by the atomic store of its slot, after its key is stored, so
+// a reader that sees the slot sees the key. A table is replaced by a
+// larger one, never changed in place beyond adding ids, so a reader still
+// on the old one at worst misses a key and looks again under the lock.
 type sharedTable struct {
-	slots []sharedSlot
+	slots []atomic.Uint32 // id+1, or 0 when empty
 	shift uint
 }
 
-// sharedSlot holds key+1, or 0 when empty, and the key's id. A key is at
-// most noPrev<<32 | (noPrev−1), so key+1 does not overflow.
-type sharedSlot struct {
-	key atomic.Uint64
-	id  uint32 // written before key, read after it
+func newSharedTable(size int) *sharedTable {
+	return &sharedTable{slots: make([]atomic.Uint32, size), shift: uint(64 - bits.Len(uint(size-1)))}
 }
 
-func newSharedTable(size int) *sharedTable {
-	return &sharedTable{slots: make([]sharedSlot, size), shift: uint(64 - bits.Len(uint(size-1)))}
-}
+// start returns the slot of t where the search for key starts.
+func (t *sharedTable) start(key uint64) uint64 { return key64(key).hash() >> t.shift }
 
 // find returns the id of key, if t holds it, or else the empty slot where
 // it would go.
-func (t *sharedTable) find(key uint64) (id uint32, slot uint64, ok bool) {
-	return t.findFrom(key, t.start(key))
+func (s *sharedInterner) find(t *sharedTable, key uint64) (id uint32, slot uint64, ok bool) {
+	return s.findFrom(t, key, t.start(key))
 }
-
-// start returns the slot where the search for key starts.
-func (t *sharedTable) start(key uint64) uint64 { return key64(key).hash() >> t.shift }
 
 // findFrom is find, searching from slot i on.
-func (t *sharedTable) findFrom(key uint64, i uint64) (id uint32, slot uint64, ok bool) {
+func (s *sharedInterner) findFrom(t *sharedTable, key uint64, i uint64) (id uint32, slot uint64, ok bool) {
 	mask := uint64(len(t.slots) - 1)
+	pages := *s.pages.Load()
 	for ; ; i = (i + 1) & mask {
-		switch t.slots[i].key.Load() {
-		case key + 1:
-			return t.slots[i].id, i, true
-		case 0:
+		v := t.slots[i].Load()
+		if v == 0 {
 			return 0, i, false
 		}
+		if pages[(v-1)>>keyPageBits][(v-1)&(1<<keyPageBits-1)] == key {
+			return v - 1, i, true
+		}
 	}
-}
-
-// put adds key with id at slot, the empty slot find returned.
-func (t *sharedTable) put(key uint64, id uint32, slot uint64) {
-	t.slots[slot].id = id
-	t.slots[slot].key.Store(key + 1)
 }
 
 // idBlock is the number of ids a goroutine claims at a time.
@@ -342,7 +380,7 @@ func shardOf(key uint64) uint64 { return ((key ^ key>>32) * 0xbf58476d1ce4e5b9) 
 func (s *sharedInterner) intern(key uint64, r *idRange) uint32 {
 	i := shardOf(key)
 	t := s.tabs[i].Load()
-	id, slot, ok := t.find(key)
+	id, slot, ok := s.find(t, key)
 	if ok {
 		return id
 	}
@@ -354,42 +392,51 @@ func (s *sharedInterner) intern(key uint64, r *idRange) uint32 {
 	}
 	// Keys are only added, so key, if another goroutine added it
 	// meanwhile, is at or after the empty slot the look-up stopped at.
-	if id, slot, ok = t.findFrom(key, slot); ok {
+	if id, slot, ok = s.findFrom(t, key, slot); ok {
 		l.mu.Unlock()
 		return id
 	}
 	if r.next == r.end {
 		r.end = s.next.Add(idBlock)
 		r.next = r.end - idBlock
+		// A block lies in two pages where sharedInternerOf left the
+		// counter between multiples of idBlock.
+		s.reserve(r.end - 1)
 	}
 	id = r.next
 	r.next++
+	s.setKey(id, key)
 	s.add(i, t, key, id, slot)
 	l.mu.Unlock()
 	return id
 }
 
-// add puts key, with id, in shard i's table t at slot, the empty slot a
-// look-up in t stopped at, first replacing t by a larger table if it is
-// half full. The caller holds the shard's lock, or is the only goroutine.
+// add puts id, whose key is stored, in shard i's table t at slot, the
+// empty slot a look-up of key in t stopped at, first replacing t by a
+// larger table if it is half full. The caller holds the shard's lock, or
+// is the only goroutine.
 func (s *sharedInterner) add(i uint64, t *sharedTable, key uint64, id uint32, slot uint64) {
 	l := &s.locks[i]
 	if 2*(l.n+1) > len(t.slots) {
-		t = t.grown()
+		t = s.grown(t)
 		s.tabs[i].Store(t)
-		_, slot, _ = t.find(key)
+		_, slot, _ = s.find(t, key)
 	}
-	t.put(key, id, slot)
+	t.slots[slot].Store(id + 1)
 	l.n++
 }
 
 // grown returns a copy of t with twice the slots.
-func (t *sharedTable) grown() *sharedTable {
+func (s *sharedInterner) grown(t *sharedTable) *sharedTable {
 	g := newSharedTable(2 * len(t.slots))
+	mask := uint64(len(g.slots) - 1)
 	for i := range t.slots {
-		if k := t.slots[i].key.Load(); k != 0 {
-			_, slot, _ := g.find(k - 1)
-			g.put(k-1, t.slots[i].id, slot)
+		if v := t.slots[i].Load(); v != 0 {
+			j := g.start(s.key(v - 1))
+			for g.slots[j].Load() != 0 {
+				j = (j + 1) & mask
+			}
+			g.slots[j].Store(v)
 		}
 	}
 	return g

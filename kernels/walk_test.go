@@ -417,22 +417,40 @@ func TestWalkThreadsLargeCounts(t *testing.T) {
 
 // TestSharedInterner checks that goroutines interning overlapping keys at
 // once get one id per key, distinct ids for distinct keys, dense up to a
-// block of ids per goroutine, and a count of the keys.
+// block of ids per goroutine, and a count of the keys; and that one
+// seeded from a sequential interner keeps its ids.
 func TestSharedInterner(t *testing.T) {
 	tests := []struct {
 		keys, goroutines int
+		// seeded keys are first interned in sequence and copied by
+		// sharedInternerOf.
+		seeded int
 	}{
-		{0, 2},
-		{1, 3},
+		{0, 2, 0},
+		{1, 3, 0},
 		// Prime numbers of keys, so that every goroutine's order below
 		// is a permutation.
-		{1009, 2},
+		{1009, 2, 0},
 		// Enough keys that every shard's table grows several times.
-		{200003, 4},
+		{200003, 4, 0},
+		// Seeded up to just below a page of keys, and not a multiple of
+		// idBlock, so that the first blocks claimed cross into the
+		// next page.
+		{1<<keyPageBits + 1009, 2, 1<<keyPageBits - 100},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%d-keys-%d-goroutines", tt.keys, tt.goroutines), func(t *testing.T) {
-			s := newSharedInterner()
+		t.Run(fmt.Sprintf("%d-keys-%d-goroutines-%d-seeded", tt.keys, tt.goroutines, tt.seeded), func(t *testing.T) {
+			key := func(j int) uint64 {
+				if j%5 == 0 {
+					return noPrev<<32 | uint64(j)
+				}
+				return uint64(j)<<32 | uint64(j%7)
+			}
+			var seq interner[key64]
+			for j := range tt.seeded {
+				seq.intern(key64(key(j)))
+			}
+			s := sharedInternerOf(&seq)
 			ids := make([][]uint32, tt.goroutines)
 			done := make(chan struct{})
 			for g := range tt.goroutines {
@@ -444,11 +462,7 @@ func TestSharedInterner(t *testing.T) {
 					// some twice.
 					for i := range 2 * tt.keys {
 						j := (i*(2*g+1) + g) % tt.keys
-						key := uint64(j)<<32 | uint64(j%7)
-						if j%5 == 0 {
-							key = noPrev<<32 | uint64(j)
-						}
-						ids[g][j] = s.intern(key, &r)
+						ids[g][j] = s.intern(key(j), &r)
 					}
 				}()
 			}
@@ -469,6 +483,9 @@ func TestSharedInterner(t *testing.T) {
 					t.Fatalf("keys %d and %d share id %d", k, j, ids[0][j])
 				}
 				seen[ids[0][j]] = j
+				if j < tt.seeded && ids[0][j] != uint32(j) {
+					t.Fatalf("seeded key %d: id %d", j, ids[0][j])
+				}
 				if limit := uint32(tt.keys + tt.goroutines*idBlock); ids[0][j] >= limit {
 					t.Fatalf("key %d: id %d, want below %d", j, ids[0][j], limit)
 				}
