@@ -21,8 +21,12 @@ import (
 // Where the map dominates, the overlap cannot pay: after the first graphs
 // the mapper compares the two phases, as measured so far, and maps the
 // rest in parallel (see walkMapper.mapShared) where that is predicted
-// faster. The columns not done while mapping are computed at the end, by
-// the scheme gramFromVecs would choose.
+// faster. Where gramFromVecs would take posting lists, the column workers
+// go on by posting lists too, a block of columns at a time (see
+// useBlocks): by merge joins, four times the work, they would get
+// through about a quarter of MUTAG's dot products at length 9 while its
+// map runs, and by blocks they leave 4–12 ms of its 45 ms. The columns not done while mapping are computed at
+// the end, by the scheme gramFromVecs would choose.
 
 // sharedKeyCost is the extra time, in seconds, that a new sequence costs
 // the parallel map over the sequential one: the other threads' caches
@@ -38,6 +42,7 @@ func overlapCheck(n int) int { return min(n, max(8, n/16)) }
 // overlapGram holds the state the mapper shares with the column workers.
 type overlapGram struct {
 	vecs []Vec
+	K    *mat.SymDense
 	raw  []float64
 	// stride of raw.
 	stride int
@@ -51,6 +56,10 @@ type overlapGram struct {
 	weights      []float64
 	stop         bool
 	err          error
+	// block, once positive, is the number of columns a worker takes at
+	// a time, by posting lists (see useBlocks); until then a worker
+	// takes one column, by merge joins.
+	block int
 	// dots and dotTime are the dot products computed so far and their
 	// time.
 	dots    int64
@@ -58,36 +67,69 @@ type overlapGram struct {
 }
 
 // columns computes columns of graphs already mapped until stopped or
-// none is left. A column is taken only once its graph is mapped, so a
-// stop waits for no map.
+// none is left. A column is taken only once its graph is mapped, and a
+// block once all of its graphs are, so a stop waits for no map.
 func (o *overlapGram) columns(ctx context.Context) {
+	// pos is the posting lists' index of gramBlockedInto, of one
+	// element per feature id of the blocks so far.
+	var pos []int32
 	for {
 		o.mu.Lock()
-		for !o.stop && o.err == nil && o.next < len(o.vecs) && o.mapped <= o.next {
+		for !o.stop && o.err == nil && o.next < len(o.vecs) && o.mapped < o.next+max(1, o.block) {
 			o.cond.Wait()
 		}
 		if o.stop || o.err != nil || o.next >= len(o.vecs) {
 			o.mu.Unlock()
 			return
 		}
-		j, w := o.next, o.weights
-		o.next++
+		c0, c1, w := o.next, o.next+max(1, o.block), o.weights
+		blocked := o.block > 0
+		o.next = c1
 		o.mu.Unlock()
 		if err := ctx.Err(); err != nil {
 			o.fail(err)
 			return
 		}
 		t := time.Now()
-		vj := o.vecs[j]
-		for i := 0; i <= j; i++ {
-			o.raw[i*o.stride+j] = weightedDot(o.vecs[i], vj, w)
+		if blocked {
+			top := 0
+			for _, v := range o.vecs[c0:c1] {
+				if v.Len() > 0 {
+					top = max(top, int(v.IDs[v.Len()-1])+1)
+				}
+			}
+			if len(pos) < top {
+				pos = make([]int32, top+top/4)
+			}
+			if err := gramBlockedInto(ctx, o.K, o.vecs[:c1], w, pos, gramBlockBytes, 1, c0); err != nil {
+				o.fail(err)
+				return
+			}
+		} else {
+			vj := o.vecs[c0]
+			for i := 0; i <= c0; i++ {
+				o.raw[i*o.stride+c0] = weightedDot(o.vecs[i], vj, w)
+			}
 		}
 		d := time.Since(t)
 		o.mu.Lock()
-		o.dots += int64(j + 1)
+		o.dots += int64(c1*(c1+1)/2 - c0*(c0+1)/2)
 		o.dotTime += d
 		o.mu.Unlock()
 	}
+}
+
+// useBlocks makes the column workers take the columns of size graphs at
+// a time, by posting lists. Merge joins cost about four times the steps
+// of posting lists where gramFromVecs takes these (see mergeCheaper), and
+// a column's posting lists would have to be built for the column alone,
+// and looked up by every row above it. With a sixteenth of the graphs a
+// block, the rows' look-ups cost about 8/n of the merge joins.
+func (o *overlapGram) useBlocks(size int) {
+	o.mu.Lock()
+	o.block = size
+	o.cond.Broadcast()
+	o.mu.Unlock()
 }
 
 func (o *overlapGram) fail(err error) {
@@ -150,7 +192,7 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	}
 	K := mat.NewSymDense(n, nil)
 	raw := K.RawSymmetric()
-	o := &overlapGram{vecs: make([]Vec, n), raw: raw.Data, stride: raw.Stride}
+	o := &overlapGram{vecs: make([]Vec, n), K: K, raw: raw.Data, stride: raw.Stride}
 	o.cond = sync.NewCond(&o.mu)
 	var wg sync.WaitGroup
 	for range threads - 1 {
@@ -162,8 +204,14 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	// the rest of them are.
 	var shared *sharedInterner
 	for i := 0; i < n; i++ {
+		share := 1.0
+		if i == check {
+			if share = o.schemeShare(n); share < 1 {
+				o.useBlocks(check)
+			}
+		}
 		if i == check && b.dirac && !k.lengthWeights() && how != chooseOverlap &&
-			(how == chooseShared || o.preferShared(n, threads, time.Since(start), b.size())) {
+			(how == chooseShared || o.preferShared(n, threads, time.Since(start), b.size(), share)) {
 			shared = sharedInternerOf(&b.fast)
 			o.halt()
 			wg.Wait()
@@ -209,21 +257,24 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 // preferShared reports whether mapping the rest of the n graphs in
 // parallel is predicted faster than overlapping the sequential map with
 // the dot products, from the map of the first graphs, which took mapTime
-// and interned features sequences, and the merge joins of their columns.
+// and interned features sequences, the merge joins of their columns, and
+// share, the cost of gramFromVecs's scheme over the merge joins'.
 //
-// With the map taking P, the dot products D by the scheme gramFromVecs
-// will take, or M by merge joins, the overlap takes P + (1−f)·D/threads,
-// where f is the share of the columns the column workers get through
-// while the map runs. Column j becomes available at time P·j/n and costs
-// merge joins with j graphs, so the available work grows as M·(t/P)²:
-// the workers keep up with it until t* = P²/(2(threads−1)M) and are busy
-// after, which gives f = min(1, ((threads−1)·P − P²/(4M))/M) for t* ≤ P.
+// With the map taking P and the dot products D by the scheme gramFromVecs
+// will take, the overlap takes P + (1−f)·D/threads, where f is the share
+// of the columns the column workers get through while the map runs. They
+// cost the workers M: the merge joins, or where gramFromVecs takes
+// posting lists, D and the look-ups of the blocks' rows (see useBlocks).
+// Column j becomes available at time P·j/n and costs dot products with j
+// graphs, so the available work grows as M·(t/P)²: the workers keep up
+// with it until t* = P²/(2(threads−1)M) and are busy after, which gives
+// f = min(1, ((threads−1)·P − P²/(4M))/M) for t* ≤ P.
 // The parallel map takes (P + F·sharedKeyCost + D)/threads for F
 // sequences in all, extrapolated linearly from the first graphs (an
 // upper bound: later graphs share more of theirs). On MUTAG at length 7
 // and 9 this picks the overlap, on ENZYMES at 6 and U251 at 8 the
 // parallel map, the faster of the two in each, measured.
-func (o *overlapGram) preferShared(n, threads int, mapTime time.Duration, features int) bool {
+func (o *overlapGram) preferShared(n, threads int, mapTime time.Duration, features int, share float64) bool {
 	o.mu.Lock()
 	dots, dotTime, m := o.dots, o.dotTime, o.mapped
 	o.mu.Unlock()
@@ -238,11 +289,15 @@ func (o *overlapGram) preferShared(n, threads int, mapTime time.Duration, featur
 		return true
 	}
 	merge := dotTime.Seconds() / float64(dots) * nf * (nf + 1) / 2
-	d := merge * o.schemeShare(n)
+	d := merge * share
+	cols := merge
+	if share < 1 {
+		cols = d + merge*8/(nf+1)
+	}
 	w := t - 1 // column workers
 	f := 1.0
-	if p*p/(2*w*merge) <= p {
-		f = min(1, (w*p-p*p/(4*merge))/merge)
+	if p*p/(2*w*cols) <= p {
+		f = min(1, (w*p-p*p/(4*cols))/cols)
 	}
 	overlap := p + (1-f)*d/t
 	shared := (p + float64(features)*nf/float64(m)*sharedKeyCost + d) / t

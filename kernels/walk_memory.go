@@ -31,16 +31,20 @@ const (
 	mapBytes64  = 17 * 16.0 / 7
 	mapBytes192 = 33 * 16.0 / 7
 	// An accumulator holds 9 bytes per id, in arrays at most 1.25 times
-	// the number of ids.
+	// the number of ids; below accDouble ids, twice, at most 9 MiB more,
+	// which the estimates leave out.
 	accBytes = 9 * 1.25
 	// The weights of the Max-l-walk kernel, a float64 per id, grown by
 	// append.
 	weightBytes = 8 * 1.25
 	// The sequential map's interner, which the parallel one copies,
 	// holds a uint64 key, reserved up to twice, and two to four uint32
-	// slots per id; the shared interner two to four 16-byte slots.
-	internBytes = 8*2 + 4*4
-	sharedBytes = 16 * 4
+	// slots per id; the shared interner a key, in pages, and two to
+	// four slots. The column workers of the overlap index posting lists
+	// by id, an int32 in arrays up to 1.25 times the ids.
+	internBytes       = 8*2 + 4*4
+	sharedBytes       = 8 + 4*4
+	postingIndexBytes = 4 * 1.25
 	// A non-zero of the feature vectors, allocated at its size by
 	// accumulator.flush, and a vector's header.
 	nonzeroBytes = 4 + 8
@@ -312,10 +316,11 @@ func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs float64) float64 {
 	}
 	if threadsOr(k.Threads) > 1 && dirac && !k.lengthWeights() {
 		// explicitGram: the sequential map's interner and its copy,
-		// the shared interner, and every thread's accumulators, each up
-		// to every sequence.
+		// the shared interner, every thread's accumulators, and the
+		// column workers' posting-list index, each up to every
+		// sequence.
 		threads := float64(min(threadsOr(k.Threads), n))
-		perSeq = internBytes + sharedBytes + (threads+1)*accs*accBytes
+		perSeq = internBytes + sharedBytes + (threads+1)*accs*accBytes + (threads-1)*postingIndexBytes
 	}
 	phi := vb + perSeq*seqs
 	return gcHeadroom * max(phi, dotBytes(vb, nnz, seqs))
