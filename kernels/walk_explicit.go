@@ -358,7 +358,13 @@ func (s *sharedInterner) findFrom(t *sharedTable, key uint64, i uint64) (id uint
 		if v == 0 {
 			return 0, i, false
 		}
-		if pages[(v-1)>>keyPageBits][(v-1)&(1<<keyPageBits-1)] == key {
+		p := int((v - 1) >> keyPageBits)
+		if p >= len(pages) {
+			// Published after the pages were loaded, by a
+			// goroutine that added a page first.
+			pages = *s.pages.Load()
+		}
+		if pages[p][(v-1)&(1<<keyPageBits-1)] == key {
 			return v - 1, i, true
 		}
 	}
