@@ -25,8 +25,9 @@ import (
 // go on by posting lists too, a block of columns at a time (see
 // useBlocks): by merge joins, four times the work, they would get
 // through about a quarter of MUTAG's dot products at length 9 while its
-// map runs, and by blocks they leave 4–12 ms of its 45 ms. The columns not done while mapping are computed at
-// the end, by the scheme gramFromVecs would choose.
+// map runs, and by blocks they leave 4–12 ms of its 45 ms. The columns
+// not done while mapping are computed at the end, by the scheme
+// gramFromVecs would choose.
 
 // sharedKeyCost is the extra time, in seconds, that a new sequence costs
 // the parallel map over the sequential one: the other threads' caches
@@ -43,9 +44,6 @@ func overlapCheck(n int) int { return min(n, max(8, n/16)) }
 type overlapGram struct {
 	vecs []Vec
 	K    *mat.SymDense
-	raw  []float64
-	// stride of raw.
-	stride int
 
 	mu   sync.Mutex
 	cond *sync.Cond
@@ -106,9 +104,10 @@ func (o *overlapGram) columns(ctx context.Context) {
 				return
 			}
 		} else {
+			raw := o.K.RawSymmetric()
 			vj := o.vecs[c0]
 			for i := 0; i <= c0; i++ {
-				o.raw[i*o.stride+c0] = weightedDot(o.vecs[i], vj, w)
+				raw.Data[i*raw.Stride+c0] = weightedDot(o.vecs[i], vj, w)
 			}
 		}
 		d := time.Since(t)
@@ -191,8 +190,7 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 		return nil, err
 	}
 	K := mat.NewSymDense(n, nil)
-	raw := K.RawSymmetric()
-	o := &overlapGram{vecs: make([]Vec, n), K: K, raw: raw.Data, stride: raw.Stride}
+	o := &overlapGram{vecs: make([]Vec, n), K: K}
 	o.cond = sync.NewCond(&o.mu)
 	var wg sync.WaitGroup
 	for range threads - 1 {
