@@ -245,7 +245,11 @@ func sumTerms(ts []CostTerm) float64 {
 // doubling, only while their time stays within probeShare of the faster
 // method's prediction, and not at all when one method is predicted
 // decisive times faster than the other: sampling errors of a few ten
-// percent cannot turn such a ranking. The maps of one or two graphs can
+// percent cannot turn such a ranking. The one exception is an explicit
+// prediction from fewer than decideMaps graphs that does not decide: its
+// maps and proxies may take probeShare of the implicit prediction, since
+// a light sample of heavy-tailed graphs predicts too little and would
+// shrink its own budget (see Advise). The maps of one or two graphs can
 // err by more, where a few graphs carry most of the walks (random graphs
 // of 20 vertices: a median map of 60 µs, the largest 1 ms), so a decisive
 // ranking stops the explicit probe only once it has mapped decideMaps
@@ -380,7 +384,21 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		if slow >= decisive*fast && !pessimistic && ep.m >= min(decideMaps, n) {
 			break
 		}
-		left := time.Duration(probeShare*fast*1e9) - time.Since(start)
+		// An explicit prediction from fewer than decideMaps graphs may
+		// be far too low, where a few heavy graphs carry the maps (100
+		// graphs of p_V 0.4 at length 9: a light first graph predicted
+		// 7 ms, the maps took 0.2 s): the budget then follows the
+		// implicit prediction, which counts many pairs, so that a low
+		// guess does not also starve the probe that would correct it.
+		// This budget is the explicit probe's: its maps and proxies.
+		// Where the explicit prediction is already decisively the
+		// faster, a few graphs more cannot turn it, and the budget
+		// stays the faster prediction's.
+		base := fast
+		if ep.m < min(decideMaps, n) && slow < decisive*fast {
+			base = impl.seconds
+		}
+		left := time.Duration(probeShare*base*1e9) - time.Since(start)
 		grew := false
 		// Growth costs are estimated from the probes so far, which may
 		// have been the cheap ones: half the budget left must cover
@@ -391,15 +409,18 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 				return nil, err
 			}
 			grew = true
-			left = time.Duration(probeShare*fast*1e9) - time.Since(start)
+			left = time.Duration(probeShare*base*1e9) - time.Since(start)
 		}
 		if next := ep.nextCost(); next > 0 && 2*next < left {
 			if err := ep.grow(ctx, 2*ep.m, left.Seconds()); err != nil {
 				return nil, err
 			}
 			grew = true
-			left = time.Duration(probeShare*fast*1e9) - time.Since(start)
+			left = time.Duration(probeShare*base*1e9) - time.Since(start)
 		}
+		// The implicit probe grows within the faster prediction's
+		// budget alone: its sample is the larger and the more certain.
+		left = time.Duration(probeShare*fast*1e9) - time.Since(start)
 		if next := ip.nextCost(); next > 0 && 2*next < left {
 			if err := ip.grow(ctx, 2*ip.size()); err != nil {
 				return nil, err
@@ -966,11 +987,18 @@ func (g *graphProxy) add(o graphProxy) {
 	g.nnz += o.nnz
 }
 
-// proxyCost returns the priced cost of computeProxies, which visits every
-// vertex and arc of every graph once a round.
+// proxyCost returns the estimated cost of computeProxies, which visits
+// every vertex and arc of every graph once a round.
 func (p *explicitProbe) proxyCost() time.Duration {
-	return time.Duration(p.model.term(costExplicitStep, float64(p.allSteps), "").Seconds() * 1e9)
+	return time.Duration(float64(p.allSteps) * proxyStepNS)
 }
+
+// proxyStepNS is the time of computeProxies per vertex and arc and round,
+// in nanoseconds: 1.6–1.7 measured on this machine, where a map's vertex
+// visit (costExplicitStep) costs 12, which priced the proxies seven times
+// too high and kept them from the samples that needed them. A machine
+// several times slower only computes them a little less often.
+const proxyStepNS = 2
 
 // computeProxies computes every graph's proxy, given the label graph's
 // walks W_0..W_l.
