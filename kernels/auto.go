@@ -293,7 +293,9 @@ const (
 // probe whose cost cannot be known before it is done: the first map may
 // take one graph's share of the implicit prediction (or the budget, if
 // that is more), counted as it goes, and a map stopped there makes the
-// explicit prediction a lower bound that already decides.
+// explicit prediction a lower bound. It decides where it is decisive
+// times the implicit prediction; otherwise the stopped graph is set
+// aside, counted once, and the others sampled (explicitProbe.setAside).
 func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
 	if err := k.validate(); err != nil {
 		return nil, err
@@ -416,7 +418,6 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 				return nil, err
 			}
 			grew = true
-			left = time.Duration(probeShare*base*1e9) - time.Since(start)
 		}
 		// The implicit probe grows within the faster prediction's
 		// budget alone: its sample is the larger and the more certain.
