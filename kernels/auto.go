@@ -329,7 +329,12 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	// The first maps may take a graph's share of the implicit time even
 	// where that is more than is left of the probes' budget: a map that
 	// exceeds it proves the explicit method slower.
-	budget := max(probeShare*impl.seconds-time.Since(start).Seconds(), impl.seconds/float64(n))
+	// left returns what is left of the probes' budget, probeShare of the
+	// prediction pred seconds.
+	left := func(pred float64) time.Duration {
+		return time.Duration(probeShare*pred*1e9) - time.Since(start)
+	}
+	budget := max(left(impl.seconds).Seconds(), impl.seconds/float64(n))
 	if err := ep.grow(ctx, 1, budget); err != nil {
 		return nil, err
 	}
@@ -342,12 +347,11 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	// explicit time (100 graphs, p_V 0.9, length 9: a median map of
 	// 0.24 ms, the largest 7 ms), on the grid of auto-vs-oracle 121 of 132
 	// cells right against 125.
-	if left := time.Duration(probeShare*impl.seconds*1e9) - time.Since(start); ep.cut && 2*ep.proxyCost() < left {
+	if ep.cut && 2*ep.proxyCost() < left(impl.seconds) {
 		if err := ep.computeProxies(ctx, ip.labelWalks(k.Length)); err != nil {
 			return nil, err
 		}
 	}
-	expl := ep.predict(model, ip.labelWalks(k.Length))
 	// aside prices the first sample graph, if its cut map is set aside.
 	var aside []CostTerm
 	predictExplicit := func() estimate {
@@ -358,6 +362,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		}
 		return e
 	}
+	expl := predictExplicit()
 	if expl.lowerBound && expl.seconds < decisive*impl.seconds {
 		// A cut map that does not decide may be one of a few heavy
 		// graphs, counted for many: 100 graphs of p_V 0.1 at length 9,
@@ -367,8 +372,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		// the graphs are sampled anew. Where it decides, it is left to
 		// decide: there the heavy graphs carry the time (p_V 0.9, a
 		// 0.1 s explicit run against the implicit 0.02 s).
-		left := time.Duration(probeShare*impl.seconds*1e9) - time.Since(start)
-		rest, first, err := ep.setAside(ctx, left.Seconds())
+		rest, first, err := ep.setAside(ctx, left(impl.seconds).Seconds())
 		if err != nil {
 			return nil, err
 		}
@@ -400,29 +404,26 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		if ep.m < min(decideMaps, n) && slow < decisive*fast {
 			base = impl.seconds
 		}
-		left := time.Duration(probeShare*base*1e9) - time.Since(start)
 		grew := false
 		// Growth costs are estimated from the probes so far, which may
 		// have been the cheap ones: half the budget left must cover
 		// them. The explicit probe first: its sample is the smaller
 		// and the less certain.
-		if ep.proxies == nil && 2*ep.proxyCost() < left {
+		if ep.proxies == nil && 2*ep.proxyCost() < left(base) {
 			if err := ep.computeProxies(ctx, ip.labelWalks(k.Length)); err != nil {
 				return nil, err
 			}
 			grew = true
-			left = time.Duration(probeShare*base*1e9) - time.Since(start)
 		}
-		if next := ep.nextCost(); next > 0 && 2*next < left {
-			if err := ep.grow(ctx, 2*ep.m, left.Seconds()); err != nil {
+		if next := ep.nextCost(); next > 0 && 2*next < left(base) {
+			if err := ep.grow(ctx, 2*ep.m, left(base).Seconds()); err != nil {
 				return nil, err
 			}
 			grew = true
 		}
 		// The implicit probe grows within the faster prediction's
 		// budget alone: its sample is the larger and the more certain.
-		left = time.Duration(probeShare*fast*1e9) - time.Since(start)
-		if next := ip.nextCost(); next > 0 && 2*next < left {
+		if next := ip.nextCost(); next > 0 && 2*next < left(fast) {
 			if err := ip.grow(ctx, 2*ip.size()); err != nil {
 				return nil, err
 			}
@@ -961,12 +962,18 @@ func (p *explicitProbe) setAside(ctx context.Context, budget float64) (*explicit
 	if rest.cut {
 		return nil, nil, nil
 	}
-	ts := workTerms(p.model, p.extend(), p.work, 1, float64(p.b.size()))
-	ts = append(ts, CostTerm{Name: "(projected next round)", Count: 1, Unit: "graphs", NS: p.projected * 1e9})
+	ts := p.cutTerms(1, float64(p.b.size()))
 	for i := range ts {
 		ts[i].Name = "first sample graph: " + ts[i].Name
 	}
 	return rest, ts, nil
+}
+
+// cutTerms prices the cut first map's partial work and its projected
+// next round for graphs graphs, as if the maps interned f sequences.
+func (p *explicitProbe) cutTerms(graphs, f float64) []CostTerm {
+	ts := workTerms(p.model, p.extend(), p.work, graphs, f)
+	return append(ts, CostTerm{Name: "(projected next round)", Count: graphs, Unit: "graphs", NS: p.projected * 1e9})
 }
 
 // graphProxy predicts a graph's map work by walk counts: a vertex v has at
@@ -1082,8 +1089,7 @@ func (p *explicitProbe) predict(m walkModel, labelWalks []float64) estimate {
 				how = fmt.Sprintf("scaled by the walk counts of all graphs (%.3g times its own)", graphs)
 			}
 		}
-		ts := workTerms(m, extend, p.work, graphs, min(float64(p.b.size())*graphs, max(bound, float64(p.b.size()))))
-		ts = append(ts, CostTerm{Name: "(projected next round)", Count: graphs, Unit: "graphs", NS: p.projected * 1e9})
+		ts := p.cutTerms(graphs, min(float64(p.b.size())*graphs, max(bound, float64(p.b.size()))))
 		e := newEstimate(ts, "at least: the map of the first sample graph was stopped before its next round would exceed the budget, "+how)
 		// The map of one graph would have cost more than the budget.
 		e.seconds = max(e.seconds, graphs*p.cutBudget)
