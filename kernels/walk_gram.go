@@ -202,27 +202,27 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	// the rest of them are.
 	var shared *sharedInterner
 	for i := 0; i < n; i++ {
-		share := 1.0
 		if i == check {
-			if share = o.schemeShare(n); share < 1 {
+			share := o.schemeShare(n)
+			if share < 1 {
 				o.useBlocks(check)
 			}
-		}
-		if i == check && b.dirac && !k.lengthWeights() && how != chooseOverlap &&
-			(how == chooseShared || o.preferShared(n, threads, time.Since(start), b.size(), share)) {
-			shared = sharedInternerOf(&b.fast)
-			o.halt()
-			wg.Wait()
-			err := b.mapShared(ctx, gs[i:], o.vecs[i:], shared, threads)
-			if err == nil {
-				break
+			if b.dirac && !k.lengthWeights() && how != chooseOverlap &&
+				(how == chooseShared || o.preferShared(n, threads, time.Since(start), b.size(), share)) {
+				shared = sharedInternerOf(&b.fast)
+				o.halt()
+				wg.Wait()
+				err := b.mapShared(ctx, gs[i:], o.vecs[i:], shared, threads)
+				if err == nil {
+					break
+				}
+				if !errors.Is(err, errInexact) {
+					return nil, err
+				}
+				// Counts too large for any order of the sums: the
+				// rest is mapped in sequence after all.
+				shared = nil
 			}
-			if !errors.Is(err, errInexact) {
-				return nil, err
-			}
-			// Counts too large for any order of the sums: the rest
-			// is mapped in sequence after all.
-			shared = nil
 		}
 		v, err := b.graphVector(ctx, gs[i])
 		if err != nil {
