@@ -276,23 +276,28 @@ func newSharedInterner() *sharedInterner {
 	return s
 }
 
-// sharedInternerOf returns a sharedInterner that holds the keys of t,
-// with their ids: a parallel map can go on from where a sequential one
+// sharedInternerOf returns a sharedInterner that holds the keys of ts,
+// with their ids, those of each after those of the ones before it: a
+// parallel map can go on from where a sequential one, or a pipelined one,
 // stopped.
-func sharedInternerOf(t *interner[key64]) *sharedInterner {
+func sharedInternerOf(ts ...*interner[key64]) *sharedInterner {
 	s := newSharedInterner()
-	if len(t.keys) > 0 {
-		s.reserve(uint32(len(t.keys) - 1))
+	var next uint32
+	for _, t := range ts {
+		if len(t.keys) > 0 {
+			s.reserve(next + uint32(len(t.keys)-1))
+		}
+		for id, key := range t.keys {
+			k := uint64(key)
+			s.setKey(next+uint32(id), k)
+			i := shardOf(k)
+			tab := s.tabs[i].Load()
+			_, slot, _ := s.find(tab, k)
+			s.add(i, tab, k, next+uint32(id), slot)
+		}
+		next += uint32(len(t.keys))
 	}
-	for id, key := range t.keys {
-		k := uint64(key)
-		s.setKey(uint32(id), k)
-		i := shardOf(k)
-		tab := s.tabs[i].Load()
-		_, slot, _ := s.find(tab, k)
-		s.add(i, tab, k, uint32(id), slot)
-	}
-	s.next.Store(uint32(len(t.keys)))
+	s.next.Store(next)
 	return s
 }
 
@@ -470,9 +475,18 @@ func (b *walkMapper) internSlow(key [3]uint64, length int) uint32 {
 // checks ctx every few hundred vertices, since one graph's long walks can
 // take seconds after label refinement.
 func (b *walkMapper) graphVector(ctx context.Context, g *graph.Graph) (Vec, error) {
+	b.start(g)
+	for i := 1; i <= b.k.Length; i++ {
+		if err := b.round(ctx, g, i); err != nil {
+			return Vec{}, err
+		}
+	}
+	return b.finish(), nil
+}
+
+// start puts Φ_0(v) = φ^V(v) of every vertex of g into b.cur.
+func (b *walkMapper) start(g *graph.Graph) {
 	n := g.N()
-	l := b.k.Length
-	// Φ_0(v) = φ^V(v).
 	b.cur.reset()
 	for v := 0; v < n; v++ {
 		if b.dirac {
@@ -489,53 +503,63 @@ func (b *walkMapper) graphVector(ctx context.Context, g *graph.Graph) (Vec, erro
 		b.cur.endRow()
 	}
 	b.work.start(g, &b.cur)
-	if b.k.Max || l == 0 {
+	if b.k.Max || b.k.Length == 0 {
 		b.addAll(&b.cur)
 	}
-	for i := 1; i <= l; i++ {
-		b.work.round(g, &b.cur)
-		// In the last round the per-vertex vectors are not needed, only
-		// their sum, so contributions go straight to the graph vector.
-		last := i == l
-		acc := &b.vacc
-		if last {
-			acc = b.graphAcc()
-		}
+}
+
+// round computes Φ_i(v) of every vertex of g from Φ_{i−1}(v) in b.cur,
+// into b.cur, or in the last round, i = l, into the graph accumulator
+// alone: there the per-vertex vectors are not needed, only their sum.
+func (b *walkMapper) round(ctx context.Context, g *graph.Graph, i int) error {
+	n := g.N()
+	b.work.round(g, &b.cur)
+	last := i == b.k.Length
+	acc := &b.vacc
+	if last {
+		acc = b.graphAcc()
+	} else {
 		b.nxt.reset()
-		for u := 0; u < n; u++ {
-			if u%256 == 0 {
-				err := ctx.Err()
-				if err == nil && b.budget > 0 && b.size() > b.budget {
-					err = errBudget
-				}
-				if err != nil {
-					b.vacc.flushUnsorted(nil, nil)
-					b.gacc.flushUnsorted(nil, nil)
-					return Vec{}, err
-				}
+	}
+	for u := 0; u < n; u++ {
+		if u%256 == 0 {
+			err := ctx.Err()
+			if err == nil && b.budget > 0 && b.size() > b.budget {
+				err = errBudget
 			}
-			if b.dirac {
-				b.extendDirac(acc, g, u, i)
-			} else {
-				b.extendGeneric(acc, g, u, i)
-			}
-			if !last {
-				b.nxt.ids, b.nxt.vals = b.vacc.flushUnsorted(b.nxt.ids, b.nxt.vals)
-				b.nxt.endRow()
+			if err != nil {
+				b.vacc.flushUnsorted(nil, nil)
+				b.gacc.flushUnsorted(nil, nil)
+				return err
 			}
 		}
-		b.cur, b.nxt = b.nxt, b.cur
+		if b.dirac {
+			b.extendDirac(acc, g, u, i)
+		} else {
+			b.extendGeneric(acc, g, u, i)
+		}
 		if !last {
-			b.work.flushed(len(b.cur.ids))
-		}
-		if b.k.Max && !last {
-			b.addAll(&b.cur)
+			b.nxt.ids, b.nxt.vals = b.vacc.flushUnsorted(b.nxt.ids, b.nxt.vals)
+			b.nxt.endRow()
 		}
 	}
+	if last {
+		return nil
+	}
+	b.cur, b.nxt = b.nxt, b.cur
+	b.work.flushed(len(b.cur.ids))
+	if b.k.Max {
+		b.addAll(&b.cur)
+	}
+	return nil
+}
+
+// finish returns the graph vector accumulated by start and round.
+func (b *walkMapper) finish() Vec {
 	var vec Vec
 	vec.IDs, vec.Vals = b.graphAcc().flush(nil, nil)
 	b.work.flushed(vec.Len())
-	return vec, nil
+	return vec
 }
 
 // extendDirac adds Φ_i(u) = Σ_{v ∈ N(u)} (label(u), label(uv)) · Φ_{i−1}(v)
