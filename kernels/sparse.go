@@ -203,7 +203,7 @@ func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float6
 	if mergeCheaper(float64(n), float64(nnz), products) {
 		return gramMergeInto(ctx, K, vecs, weights, threads, from)
 	}
-	return gramBlockedInto(ctx, K, vecs, weights, df, gramBlockBytes, threads, from)
+	return gramBlockedInto(ctx, K, vecs, weights, df, gramBlockBytes, threads, from, nil)
 }
 
 // featureStats returns the non-zeros of vecs and the number of vectors
@@ -287,15 +287,17 @@ func gramInverted(ctx context.Context, vecs []Vec, weights []float64, df []int32
 // block to the right of row i.
 func gramBlocked(ctx context.Context, vecs []Vec, weights []float64, pos []int32, budget, threads int) (*mat.SymDense, error) {
 	K := mat.NewSymDense(len(vecs), nil)
-	if err := gramBlockedInto(ctx, K, vecs, weights, pos, budget, threads, 0); err != nil {
+	if err := gramBlockedInto(ctx, K, vecs, weights, pos, budget, threads, 0, nil); err != nil {
 		return nil, err
 	}
 	return K, nil
 }
 
 // gramBlockedInto fills the columns j ≥ from of K, which must be zero, as
-// gramBlocked does: its blocks of columns start at from.
-func gramBlockedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, pos []int32, budget, threads, from int) error {
+// gramBlocked does: its blocks of columns start at from. between, if not
+// nil, is called after each row, on threads = 1: a worker of the
+// pipelined walk map runs the map's last round there when it is due.
+func gramBlockedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, pos []int32, budget, threads, from int, between func()) error {
 	n := len(vecs)
 	raw := K.RawSymmetric()
 	// The blocks: as many graphs as fit the budget, at least one.
@@ -374,6 +376,9 @@ func gramBlockedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights [
 				for p := lo; p < hi; p++ {
 					row[graphs[p]] += x * vals[p]
 				}
+			}
+			if between != nil {
+				between()
 			}
 			return nil
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gkbench/gkbench/graph"
@@ -13,21 +14,34 @@ import (
 // Parallel explicit Gram matrices of the walk kernel.
 //
 // The map of graph i and the dot products of the column j = i, ⟨φ_h, φ_i⟩
-// for h ≤ i, can overlap: one goroutine maps the graphs in order, as the
-// sequential map does, and the others compute the columns of the graphs
-// mapped so far. That hides the dot products behind the map without the
-// cost of a shared interner, whose cross-core traffic and extra work made
-// the parallel map of MUTAG at length 7 only 1.3× faster on two cores.
-// Where the map dominates, the overlap cannot pay: after the first graphs
-// the mapper compares the two phases, as measured so far, and maps the
-// rest in parallel (see walkMapper.mapShared) where that is predicted
-// faster. Where gramFromVecs would take posting lists, the column workers
-// go on by posting lists too, a block of columns at a time (see
-// useBlocks): by merge joins, four times the work, they would get
-// through about a quarter of MUTAG's dot products at length 9 while its
-// map runs, and by blocks they leave 4–12 ms of its 45 ms. The columns
-// not done while mapping are computed at the end, by the scheme
-// gramFromVecs would choose.
+// for h ≤ i, can overlap: the graphs are mapped in order, and workers
+// compute the columns of the graphs mapped so far. There are three ways to
+// map them:
+//   - The pipeline (see walk_pipe.go): the mapper runs the rounds before
+//     the last, and a worker the last round of each graph, with an
+//     interner of its own. It is taken wherever it applies: the fixed
+//     length kernel with Dirac base kernels and walk counts small enough
+//     that the dot products are exact in any order. On two threads it is
+//     the fastest of the three on MUTAG at lengths 7 and 9, ENZYMES at 6
+//     and U251 at 8, or within the noise of the fastest.
+//   - The overlap: one goroutine maps the graphs in order, as the
+//     sequential map does, and the others compute the columns. That hides
+//     the dot products behind the map without the cost of a shared
+//     interner, whose cross-core traffic and extra work made the parallel
+//     map of MUTAG at length 7 only 1.3× faster on two cores.
+//   - The parallel map (see walkMapper.mapShared), of all graphs after
+//     the first by all threads with one shared interner.
+// After the first graphs the mapper compares the ways, as measured so
+// far, and maps the rest in parallel where that is predicted faster: the
+// parallel map's CPU time is about 30% above the others', but its map
+// scales with the threads, and the other two map on one or two. Where
+// gramFromVecs would take posting lists, the column workers go on by
+// posting lists too, a block of columns at a time (see useBlocks): by
+// merge joins, four times the work, they would get through about a
+// quarter of MUTAG's dot products at length 9 while its map runs, and by
+// blocks they leave 4–12 ms of its 45 ms. The columns not done while
+// mapping are computed at the end, by the scheme gramFromVecs would
+// choose.
 
 // sharedKeyCost is the extra time, in seconds, that a new sequence costs
 // the parallel map over the sequential one: the other threads' caches
@@ -62,23 +76,62 @@ type overlapGram struct {
 	// time.
 	dots    int64
 	dotTime time.Duration
+
+	// pipe, once not nil, maps the last round of the graphs handed over
+	// in queue, in order, one at a time (see mapPiped); piping is set
+	// while a worker runs it. queued is the bytes of the per-vertex
+	// vectors in queue, and free holds those the last round is done
+	// with, for the mapper to reuse.
+	pipe   *walkMapper // the last round's mapper, with its own interner
+	gs     []*graph.Graph
+	queue  []handoff
+	queued int
+	piping bool
+	free   []csrVecs
+	// due is whether a last round waits for a worker: len(queue) > 0
+	// and not piping. A worker in a column reads it after each row.
+	due atomic.Bool
+	// lastTime is the time of the last rounds done so far, of the
+	// graphs up to mapped, and lastSeqs the sequences they interned.
+	lastTime time.Duration
+	lastSeqs int
 }
 
-// columns computes columns of graphs already mapped until stopped or
-// none is left. A column is taken only once its graph is mapped, and a
-// block once all of its graphs are, so a stop waits for no map.
-func (o *overlapGram) columns(ctx context.Context) {
+// work runs the tasks of a worker until stopped, until done, if not nil,
+// reports true (it is called under o.mu), or until no task is left: the
+// last round of the next graph handed over, if no other worker runs it,
+// since the columns wait for it, or else a column of graphs already
+// mapped. A column is taken only once its graph is mapped, and a block
+// once all of its graphs are, so a stop waits for no map.
+func (o *overlapGram) work(ctx context.Context, done func() bool) {
 	// pos is the posting lists' index of gramBlockedInto, of one
 	// element per feature id of the blocks so far.
 	var pos []int32
+	// between runs a last round that is due in the midst of a column:
+	// the columns of the graphs after it wait for it, and the chain of
+	// last rounds is, with the mapper's, the pipeline's critical path.
+	between := func() {
+		if o.due.Load() {
+			o.runDue(ctx)
+		}
+	}
 	for {
 		o.mu.Lock()
-		for !o.stop && o.err == nil && o.next < len(o.vecs) && o.mapped < o.next+max(1, o.block) {
+		for {
+			if o.stop || o.err != nil || o.next >= len(o.vecs) || (done != nil && done()) {
+				o.mu.Unlock()
+				return
+			}
+			if (len(o.queue) > 0 && !o.piping) || o.mapped >= o.next+max(1, o.block) {
+				break
+			}
 			o.cond.Wait()
 		}
-		if o.stop || o.err != nil || o.next >= len(o.vecs) {
+		if len(o.queue) > 0 && !o.piping {
+			h := o.takeLast()
 			o.mu.Unlock()
-			return
+			o.lastRound(ctx, h)
+			continue
 		}
 		c0, c1, w := o.next, o.next+max(1, o.block), o.weights
 		blocked := o.block > 0
@@ -99,7 +152,7 @@ func (o *overlapGram) columns(ctx context.Context) {
 			if len(pos) < top {
 				pos = make([]int32, top+top/4)
 			}
-			if err := gramBlockedInto(ctx, o.K, o.vecs[:c1], w, pos, gramBlockBytes, 1, c0); err != nil {
+			if err := gramBlockedInto(ctx, o.K, o.vecs[:c1], w, pos, gramBlockBytes, 1, c0, between); err != nil {
 				o.fail(err)
 				return
 			}
@@ -108,6 +161,9 @@ func (o *overlapGram) columns(ctx context.Context) {
 			vj := o.vecs[c0]
 			for i := 0; i <= c0; i++ {
 				raw.Data[i*raw.Stride+c0] = weightedDot(o.vecs[i], vj, w)
+				if i%16 == 15 {
+					between()
+				}
 			}
 		}
 		d := time.Since(t)
@@ -164,22 +220,30 @@ func (o *overlapGram) halt() int {
 // explicitGram computes the explicit Gram matrix on threads > 1
 // goroutines (see the comment at the top of this file). The matrix is the
 // sequential one to the bit: the overlapped map is the sequential map, and
-// the parallel one is taken only for integer counts small enough that the
-// dot products do not depend on the ids' order. Its Report's TPhi is the
-// wall time until the last vector, with the dot products done meanwhile,
-// and TDot the rest.
+// the pipeline and the parallel map are taken only for integer counts
+// small enough that the dot products do not depend on the ids' order. Its
+// Report's TPhi is the wall time until the last vector, with the dot
+// products done meanwhile, and TDot the rest.
 func (k *Walk) explicitGram(ctx context.Context, gs []*graph.Graph, threads int, rep *Report) (*mat.SymDense, error) {
 	return k.explicitGramBy(ctx, gs, threads, rep, chooseAuto)
 }
 
-// overlapChoice is how explicitGramBy chooses between the overlap and the
-// parallel map: by the prediction, or always one (for tests).
+// overlapChoice is how explicitGramBy maps the graphs: the way predicted
+// fastest, or always one where it applies (for tests).
 type overlapChoice int
 
 const (
 	chooseAuto overlapChoice = iota
+	// chooseOverlap overlaps the sequential map with the columns.
 	chooseOverlap
+	// chooseShared overlaps the map of the first graphs, and maps the
+	// rest in parallel.
 	chooseShared
+	// choosePipe pipes the map of every graph.
+	choosePipe
+	// choosePipeShared pipes the map of the first graphs, and maps the
+	// rest in parallel.
+	choosePipeShared
 )
 
 // explicitGramBy is explicitGram with the choice of how.
@@ -194,54 +258,30 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	o.cond = sync.NewCond(&o.mu)
 	var wg sync.WaitGroup
 	for range threads - 1 {
-		wg.Go(func() { o.columns(ctx) })
+		wg.Go(func() { o.work(ctx, nil) })
+	}
+	// stop stops the workers and returns the number of columns they
+	// took.
+	stop := func() int {
+		from := o.halt()
+		wg.Wait()
+		return from
 	}
 	start := time.Now()
-	check := overlapCheck(n)
-	// shared is the interner of the graphs mapped in parallel, once
-	// the rest of them are.
-	var shared *sharedInterner
-	for i := 0; i < n; i++ {
-		if i == check {
-			share := o.schemeShare(n)
-			if share < 1 {
-				o.useBlocks(check)
-			}
-			if b.dirac && !k.lengthWeights() && how != chooseOverlap &&
-				(how == chooseShared || o.preferShared(n, threads, time.Since(start), b.size(), share)) {
-				shared = sharedInternerOf(&b.fast)
-				o.halt()
-				wg.Wait()
-				err := b.mapShared(ctx, gs[i:], o.vecs[i:], shared, threads)
-				if err == nil {
-					break
-				}
-				if !errors.Is(err, errInexact) {
-					return nil, err
-				}
-				// Counts too large for any order of the sums: the
-				// rest is mapped in sequence after all.
-				shared = nil
-			}
-		}
-		v, err := b.graphVector(ctx, gs[i])
-		if err != nil {
-			o.fail(err)
-			wg.Wait()
-			return nil, err
-		}
-		o.publish(i, v, b.weights)
+	var features int
+	if how != chooseOverlap && how != chooseShared && k.pipeable(b, gs) {
+		features, err = o.mapPiped(ctx, b, gs, threads, how, stop)
+	} else {
+		features, err = o.mapOverlapped(ctx, b, gs, threads, how, stop)
 	}
-	from := o.halt()
-	wg.Wait()
-	if o.err != nil {
-		return nil, o.err
+	from := stop()
+	if err == nil {
+		err = o.err
+	}
+	if err != nil {
+		return nil, err
 	}
 	rep.TPhi = time.Since(start)
-	features := b.size()
-	if shared != nil {
-		features = shared.len()
-	}
 	noteVecs(rep, o.vecs)
 	rep.Features = int64(features)
 	t := time.Now()
@@ -250,6 +290,45 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	}
 	rep.TDot = time.Since(t)
 	return K, nil
+}
+
+// mapOverlapped maps the graphs in order with b, publishing each vector
+// for the column workers, or, after the first graphs, where how or the
+// prediction asks for it, maps the rest in parallel after calling stop.
+// It returns the sequences interned in all.
+func (o *overlapGram) mapOverlapped(ctx context.Context, b *walkMapper, gs []*graph.Graph, threads int, how overlapChoice, stop func() int) (int, error) {
+	n := len(gs)
+	start := time.Now()
+	check := overlapCheck(n)
+	for i := 0; i < n; i++ {
+		if i == check {
+			share := o.schemeShare(n)
+			if share < 1 {
+				o.useBlocks(check)
+			}
+			if b.dirac && !b.k.lengthWeights() && how != chooseOverlap &&
+				(how == chooseShared || o.preferShared(n, threads, time.Since(start), b.size(), share)) {
+				shared := sharedInternerOf(&b.fast)
+				stop()
+				err := b.mapShared(ctx, gs[i:], o.vecs[i:], shared, threads)
+				if err == nil {
+					return shared.len(), nil
+				}
+				if !errors.Is(err, errInexact) {
+					return 0, err
+				}
+				// Counts too large for any order of the sums: the
+				// rest is mapped in sequence after all.
+			}
+		}
+		v, err := b.graphVector(ctx, gs[i])
+		if err != nil {
+			o.fail(err)
+			return 0, err
+		}
+		o.publish(i, v, b.weights)
+	}
+	return b.size(), nil
 }
 
 // preferShared reports whether mapping the rest of the n graphs in

@@ -38,10 +38,11 @@ const (
 	// append.
 	weightBytes = 8 * 1.25
 	// The sequential map's interner, which the parallel one copies,
-	// holds a uint64 key, reserved up to twice, and two to four uint32
-	// slots per id; the shared interner a key, in pages, and two to
-	// four slots. The column workers of the overlap index posting lists
-	// by id, an int32 in arrays up to 1.25 times the ids.
+	// and the pipeline's two together hold a uint64 key, reserved up to
+	// twice, and two to four uint32 slots per id; the shared interner a
+	// key, in pages, and two to four slots. The column workers of the
+	// overlap index posting lists by id, an int32 in arrays up to 1.25
+	// times the ids.
 	internBytes       = 8*2 + 4*4
 	sharedBytes       = 8 + 4*4
 	postingIndexBytes = 4 * 1.25
@@ -315,10 +316,12 @@ func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs float64) float64 {
 		perSeq += weightBytes
 	}
 	if threadsOr(k.Threads) > 1 && dirac && !k.lengthWeights() {
-		// explicitGram: the sequential map's interner and its copy,
-		// the shared interner, every thread's accumulators, and the
-		// column workers' posting-list index, each up to every
-		// sequence.
+		// explicitGram: the mapper's interner, or the pipeline's two,
+		// which hold each sequence once, the shared interner that
+		// copies them, every thread's accumulators and the last
+		// round's, and the column workers' posting-list index, each up
+		// to every sequence. The pipeline's queue of per-vertex
+		// vectors, at most pipeBytes, is left out.
 		threads := float64(min(threadsOr(k.Threads), n))
 		perSeq = internBytes + sharedBytes + (threads+1)*accs*accBytes + (threads-1)*postingIndexBytes
 	}

@@ -494,12 +494,14 @@ func TestSharedInterner(t *testing.T) {
 	}
 }
 
-// TestWalkExplicitGramOverlap checks that both ways of the parallel
+// TestWalkExplicitGramOverlap checks that every way of the parallel
 // explicit Gram matrix, the sequential map overlapped with the dot
-// products and the parallel map of all but the first graphs, give the
-// sequential matrix to the bit, with the same feature counts, also with
-// non-integer weights (which only the overlap takes) and after WL
-// refinement, where the dot products take posting lists.
+// products, the pipeline, and either followed by the parallel map of all
+// but the first graphs, gives the sequential matrix to the bit, with the
+// same feature counts, also with non-integer weights (which only the
+// overlap takes) and after WL refinement, where the dot products take
+// posting lists. On one thread the mapper runs the pipeline's last rounds
+// itself, when its queue is full, and the columns.
 func TestWalkExplicitGramOverlap(t *testing.T) {
 	gs := graphtest.Dataset(t, "MUTAG").Graphs[:120]
 	tests := []struct {
@@ -522,8 +524,8 @@ func TestWalkExplicitGramOverlap(t *testing.T) {
 			if tt.k.WL > 0 {
 				in = graph.RefineGraphs(gs, tt.k.WL, graph.FromLabels)
 			}
-			for _, how := range []overlapChoice{chooseOverlap, chooseShared, chooseAuto} {
-				for _, threads := range []int{2, 3} {
+			for _, how := range []overlapChoice{chooseOverlap, chooseShared, choosePipe, choosePipeShared, chooseAuto} {
+				for _, threads := range []int{1, 2, 3} {
 					rep := &Report{}
 					got, err := tt.k.explicitGramBy(context.Background(), in, threads, rep, how)
 					if err != nil {
@@ -540,6 +542,47 @@ func TestWalkExplicitGramOverlap(t *testing.T) {
 	}
 }
 
+// TestWalkPipeable checks which kernels and graphs the pipelined map
+// takes: those whose vectors hold only sequences of full length, without
+// weights, and whose walk counts keep the dot products exact.
+func TestWalkPipeable(t *testing.T) {
+	mutag := graphtest.Dataset(t, "MUTAG").Graphs
+	// The complete graph on 16 vertices has 16·15^7 ≈ 2.7·10^9 walks of
+	// length 7, above exactCount = 2^26 (see TestWalkThreadsLargeCounts).
+	var edges []graph.Edge
+	for u := range 16 {
+		for v := u + 1; v < 16; v++ {
+			edges = append(edges, graph.Edge{U: int32(u), V: int32(v)})
+		}
+	}
+	complete := graph.MustBuild(make([]int32, 16), edges)
+	tests := []struct {
+		name string
+		k    Walk
+		gs   []*graph.Graph
+		want bool
+	}{
+		{"l5", Walk{Length: 5}, mutag, true},
+		{"l1", Walk{Length: 1}, mutag, true},
+		{"l0", Walk{Length: 0}, mutag, false},
+		{"max", Walk{Length: 3, Max: true}, mutag, false},
+		{"generic", Walk{Length: 2, Vertex: genericDirac{}, Edge: genericDirac{}}, mutag, false},
+		{"large-counts", Walk{Length: 7}, append(mutag[:3:3], complete), false},
+		{"small-counts", Walk{Length: 7}, mutag[:3], true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := tt.k.newMapper(tt.gs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tt.k.pipeable(b, tt.gs); got != tt.want {
+				t.Errorf("pipeable = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestWalkExplicitGramCancel checks that a parallel explicit Gram matrix
 // cancelled before it starts, or while it maps or multiplies (as the
 // runner's time and memory limits do), returns the context's error in
@@ -550,7 +593,7 @@ func TestWalkExplicitGramCancel(t *testing.T) {
 	// ENZYMES at length 8 takes about 0.3 s on one thread, 0.2 s on two:
 	// the limits fall before, in and just after the first graphs' map.
 	for _, after := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 15 * time.Millisecond} {
-		for _, how := range []overlapChoice{chooseOverlap, chooseShared} {
+		for _, how := range []overlapChoice{chooseOverlap, chooseShared, choosePipe, choosePipeShared} {
 			ctx, cancel := context.WithTimeout(context.Background(), after)
 			_, err := (&Walk{Length: 8}).explicitGramBy(ctx, gs, 2, &Report{}, how)
 			cancel()

@@ -1,0 +1,261 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gkbench/gkbench/graph"
+)
+
+// The pipelined map of the walk kernel's parallel explicit Gram matrix.
+//
+// The last round of a graph's map, which extends the walks one shorter
+// than the kernel's into the graph vector, takes about half of the map
+// (49–52% on MUTAG at lengths 7 and 9 and ENZYMES at 6), and it needs
+// the other rounds only through their per-vertex vectors. So the mapper
+// runs the rounds before the last, and hands each graph's per-vertex
+// vectors over to a worker, which runs the last round with an interner of
+// its own, for the sequences of full length, and publishes the vector.
+// The two chains of rounds, each in graph order, run side by side, and
+// the columns fill the workers' time around the last rounds. Unlike the
+// parallel map (see walkMapper.mapShared), neither chain shares an
+// interner, and the map costs about the CPU time of the sequential one.
+//
+// The vectors' ids are the last round's interner's, not the sequential
+// map's. So the pipeline is taken only where the vectors hold sequences
+// of full length alone, which have no weights (not Max), and only where
+// the walk counts are small enough that the dot products are exact in
+// any order (see exactCount). The matrix is then the sequential one to the
+// bit.
+
+// pipeDepth is the number of graphs the mapper may hand over ahead of the
+// last round, and pipeBytes the most their per-vertex vectors may take
+// (but for one graph's): enough that neither chain waits for the other,
+// little enough that the memory estimates can leave them out.
+const (
+	pipeDepth = 16
+	pipeBytes = 8 << 20
+)
+
+// bytes returns the memory c's arrays take.
+func (c *csrVecs) bytes() int { return 4*len(c.off) + 12*len(c.ids) }
+
+// handoff is graph i with the per-vertex vectors of its walks one shorter
+// than the kernel's.
+type handoff struct {
+	i   int
+	cur csrVecs
+}
+
+// pipeable reports whether the graphs' map may be pipelined: a Dirac
+// kernel of fixed length at least 1 (see the comment at the top of this
+// file), and no graph with more walks than exactCount.
+func (k *Walk) pipeable(b *walkMapper, gs []*graph.Graph) bool {
+	if !b.dirac || k.Max || k.Length == 0 {
+		return false
+	}
+	for _, g := range gs {
+		if w, _ := k.walks(g); w > exactCount {
+			return false
+		}
+	}
+	return true
+}
+
+// mapPiped maps the graphs in the pipeline, b running the rounds before
+// the last and the workers the last. After the first graphs, where how or
+// the prediction asks for it (see preferSharedToPipe), it maps the rest in
+// parallel instead, after calling stop. It returns the sequences
+// interned in all.
+func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.Graph, threads int, how overlapChoice, stop func() int) (int, error) {
+	n := len(gs)
+	pm := &walkMapper{k: b.k, dirac: true, nVL: b.nVL}
+	o.mu.Lock()
+	o.pipe, o.gs = pm, gs
+	o.mu.Unlock()
+	check := overlapCheck(n)
+	l := b.k.Length
+	// firstTime is the mapper's time for the rounds of the first graphs.
+	var firstTime time.Duration
+	for i := 0; i < n; i++ {
+		if i == check {
+			share := o.schemeShare(n)
+			if share < 1 {
+				o.useBlocks(check)
+			}
+			if how == choosePipeShared || how == chooseAuto &&
+				o.preferSharedToPipe(n, threads, firstTime, check, b.size(), share) {
+				return o.switchShared(ctx, b, pm, gs, i, threads, stop)
+			}
+		}
+		t := time.Now()
+		b.start(gs[i])
+		for r := 1; r < l; r++ {
+			if err := b.round(ctx, gs[i], r); err != nil {
+				o.fail(err)
+				return 0, err
+			}
+		}
+		if i < check {
+			firstTime += time.Since(t)
+		}
+		o.mu.Lock()
+		o.queue = append(o.queue, handoff{i, b.cur})
+		o.queued += b.cur.bytes()
+		b.cur = csrVecs{}
+		if k := len(o.free); k > 0 {
+			b.cur = o.free[k-1]
+			o.free = o.free[:k-1]
+		}
+		o.due.Store(!o.piping)
+		o.cond.Broadcast()
+		o.mu.Unlock()
+		// Where the last round lags, run it, or wait for it.
+		if err := o.runLastUntil(ctx, func() bool { return len(o.queue) < pipeDepth && o.queued < pipeBytes }); err != nil {
+			return 0, err
+		}
+	}
+	// Help until the last graph is mapped.
+	o.work(ctx, func() bool { return o.mapped == n })
+	o.mu.Lock()
+	err := o.err
+	o.mu.Unlock()
+	return b.size() + pm.size(), err
+}
+
+// runLastUntil runs the last rounds that are due, or waits for the
+// worker that runs them, until done reports true (it is called under
+// o.mu). It takes no column: a block of columns can take much longer than
+// the mapper may wait, and while it stalls, so does the workers' chain of
+// last rounds (the columns of U251 at length 8 come in blocks of 234
+// graphs).
+func (o *overlapGram) runLastUntil(ctx context.Context, done func() bool) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for !done() && !o.stop && o.err == nil {
+		if len(o.queue) > 0 && !o.piping {
+			h := o.takeLast()
+			o.mu.Unlock()
+			o.lastRound(ctx, h)
+			o.mu.Lock()
+			continue
+		}
+		o.cond.Wait()
+	}
+	return o.err
+}
+
+// takeLast takes the next graph handed over for its last round. The
+// caller holds o.mu.
+func (o *overlapGram) takeLast() handoff {
+	h := o.queue[0]
+	o.queue = append(o.queue[:0], o.queue[1:]...)
+	o.queued -= h.cur.bytes()
+	o.piping = true
+	o.due.Store(false)
+	return h
+}
+
+// runDue runs the last round that is due, if no other worker took it.
+func (o *overlapGram) runDue(ctx context.Context) {
+	o.mu.Lock()
+	if len(o.queue) == 0 || o.piping {
+		o.mu.Unlock()
+		return
+	}
+	h := o.takeLast()
+	o.mu.Unlock()
+	o.lastRound(ctx, h)
+}
+
+// lastRound maps the last round of the graph handed over in h and
+// publishes its vector.
+func (o *overlapGram) lastRound(ctx context.Context, h handoff) {
+	m := o.pipe
+	t := time.Now()
+	m.cur = h.cur
+	err := m.round(ctx, o.gs[h.i], m.k.Length)
+	var v Vec
+	if err == nil {
+		v = m.finish()
+	}
+	d := time.Since(t)
+	o.mu.Lock()
+	o.piping = false
+	o.due.Store(len(o.queue) > 0)
+	o.free = append(o.free, h.cur)
+	if err != nil {
+		if o.err == nil {
+			o.err = err
+		}
+	} else {
+		o.vecs[h.i] = v
+		o.mapped = h.i + 1
+		o.lastTime += d
+		o.lastSeqs = m.size()
+	}
+	o.cond.Broadcast()
+	o.mu.Unlock()
+}
+
+// switchShared maps the graphs from i on in parallel, after the pipeline
+// mapped those before: once their last rounds are done and the workers
+// stopped, a sharedInterner takes the mapper's ids, and the last round's
+// after them, and the vectors so far move their ids up by as many as the
+// mapper's. The sequences of full length are keyed by the mapper's ids of
+// their prefixes in both, so the shared interner goes on with the keys of
+// the sequential map.
+func (o *overlapGram) switchShared(ctx context.Context, b, pm *walkMapper, gs []*graph.Graph, i, threads int, stop func() int) (int, error) {
+	if err := o.runLastUntil(ctx, func() bool { return o.mapped == i }); err != nil {
+		return 0, err
+	}
+	stop()
+	shift := uint32(b.fast.len())
+	for _, v := range o.vecs[:i] {
+		for t := range v.IDs {
+			v.IDs[t] += shift
+		}
+	}
+	shared := sharedInternerOf(&b.fast, &pm.fast)
+	if err := b.mapShared(ctx, gs[i:], o.vecs[i:], shared, threads); err != nil {
+		// errInexact cannot be: pipeable checked every graph's walks.
+		return 0, fmt.Errorf("parallel walk map after the pipeline: %w", err)
+	}
+	return shared.len(), nil
+}
+
+// preferSharedToPipe reports whether mapping the rest of the n graphs in
+// parallel is predicted faster than the pipeline, from the pipeline's
+// first graphs, whose rounds before the last took the mapper firstTime for
+// check graphs and interned features sequences, from the last rounds and
+// merge joins of the columns done so far, and from share, the cost of
+// gramFromVecs's scheme over the merge joins'.
+//
+// With the rounds before the last taking A, the last rounds L and the dot
+// products D, the pipeline takes the longer of its two chains, A and L,
+// or (A + L + D)/threads, whichever is more. The parallel map takes
+// (A + L + F·sharedKeyCost + D)/threads for F sequences in all (see
+// preferShared). On two threads the pipeline wins wherever the chains
+// are about even, as they are on MUTAG and ENZYMES; with more threads,
+// the parallel map, whose map scales, can.
+func (o *overlapGram) preferSharedToPipe(n, threads int, firstTime time.Duration, check, features int, share float64) bool {
+	o.mu.Lock()
+	dots, dotTime, m, lastTime := o.dots, o.dotTime, o.mapped, o.lastTime
+	features += o.lastSeqs
+	o.mu.Unlock()
+	nf, t := float64(n), float64(threads)
+	a := firstTime.Seconds() * nf / float64(check)
+	last := a // until a last round is done, as long as the rest
+	if m > 0 {
+		last = lastTime.Seconds() * nf / float64(m)
+	}
+	var d float64
+	if dots > 0 {
+		d = dotTime.Seconds() / float64(dots) * nf * (nf + 1) / 2 * share
+	}
+	p := a + last
+	pipe := max(a, last, (p+d)/t)
+	shared := (p + float64(features)*nf/float64(check)*sharedKeyCost + d) / t
+	return shared < pipe
+}
