@@ -203,7 +203,7 @@ func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float6
 	if mergeCheaper(float64(n), float64(nnz), products) {
 		return gramMergeInto(ctx, K, vecs, weights, threads, from)
 	}
-	return gramBlockedInto(ctx, K, vecs, weights, df, gramBlockBytes, threads, from, nil)
+	return gramBlockedInto(ctx, K, vecs, weights, &postingScratch{pos: df}, gramBlockBytes, threads, from, nil)
 }
 
 // featureStats returns the non-zeros of vecs and the number of vectors
@@ -287,17 +287,28 @@ func gramInverted(ctx context.Context, vecs []Vec, weights []float64, df []int32
 // block to the right of row i.
 func gramBlocked(ctx context.Context, vecs []Vec, weights []float64, pos []int32, budget, threads int) (*mat.SymDense, error) {
 	K := mat.NewSymDense(len(vecs), nil)
-	if err := gramBlockedInto(ctx, K, vecs, weights, pos, budget, threads, 0, nil); err != nil {
+	if err := gramBlockedInto(ctx, K, vecs, weights, &postingScratch{pos: pos}, budget, threads, 0, nil); err != nil {
 		return nil, err
 	}
 	return K, nil
+}
+
+// postingScratch holds the arrays gramBlockedInto works in: pos, of one
+// element per feature id, and the postings' graphs and values, which it
+// grows as a block needs. A caller of many small blocks keeps them: made
+// anew for each block, they were an eighth of the bytes allocated by the
+// overlap's Gram matrix of MUTAG at length 9 (see overlapGram.work).
+type postingScratch struct {
+	pos    []int32
+	graphs []int32
+	vals   []float64
 }
 
 // gramBlockedInto fills the columns j ≥ from of K, which must be zero, as
 // gramBlocked does: its blocks of columns start at from. between, if not
 // nil, is called after each row, on threads = 1: a worker of the
 // pipelined walk map runs the map's last round there when it is due.
-func gramBlockedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, pos []int32, budget, threads, from int, between func()) error {
+func gramBlockedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, sc *postingScratch, budget, threads, from int, between func()) error {
 	n := len(vecs)
 	raw := K.RawSymmetric()
 	// The blocks: as many graphs as fit the budget, at least one.
@@ -314,7 +325,10 @@ func gramBlockedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights [
 		longest = max(longest, size)
 		c0 = c1
 	}
-	graphs, vals := make([]int32, longest), make([]float64, longest)
+	if len(sc.graphs) < longest {
+		sc.graphs, sc.vals = make([]int32, longest), make([]float64, longest)
+	}
+	pos, graphs, vals := sc.pos, sc.graphs, sc.vals
 	for b := 1; b < len(cuts); b++ {
 		c0, c1 := cuts[b-1], cuts[b]
 		// Counting sort of the block's postings by feature, below top,

@@ -104,9 +104,9 @@ type overlapGram struct {
 // mapped. A column is taken only once its graph is mapped, and a block
 // once all of its graphs are, so a stop waits for no map.
 func (o *overlapGram) work(ctx context.Context, done func() bool) {
-	// pos is the posting lists' index of gramBlockedInto, of one
-	// element per feature id of the blocks so far.
-	var pos []int32
+	// sc is the arrays of gramBlockedInto, its index of one element
+	// per feature id of the blocks so far.
+	var sc postingScratch
 	// between runs a last round that is due in the midst of a column:
 	// the columns of the graphs after it wait for it, and the chain of
 	// last rounds is, with the mapper's, the pipeline's critical path.
@@ -149,10 +149,10 @@ func (o *overlapGram) work(ctx context.Context, done func() bool) {
 					top = max(top, int(v.IDs[v.Len()-1])+1)
 				}
 			}
-			if len(pos) < top {
-				pos = make([]int32, top+top/4)
+			if len(sc.pos) < top {
+				sc.pos = make([]int32, top+top/4)
 			}
-			if err := gramBlockedInto(ctx, o.K, o.vecs[:c1], w, pos, gramBlockBytes, 1, c0, between); err != nil {
+			if err := gramBlockedInto(ctx, o.K, o.vecs[:c1], w, &sc, gramBlockBytes, 1, c0, between); err != nil {
 				o.fail(err)
 				return
 			}
