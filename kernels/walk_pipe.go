@@ -77,15 +77,23 @@ func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.G
 	check := overlapCheck(n)
 	l := b.k.Length
 	// firstTime is the mapper's time for the rounds of the first graphs.
+	// The choice waits until check graphs are through the last round as
+	// well: the scheme's estimate needs their vectors, and the last
+	// round lags the mapper by up to pipeDepth graphs. Taken when the
+	// mapper handed over the check-th graph of MUTAG at length 9, it saw
+	// 8 of its vectors, not 11, and kept the merge joins, on which the
+	// workers then spent 3 ms of 90.
 	var firstTime time.Duration
+	chosen := n <= check
 	for i := 0; i < n; i++ {
-		if i == check {
+		if !chosen && i >= check && o.published() >= check {
+			chosen = true
 			share := o.schemeShare(n)
 			if share < 1 {
 				o.useBlocks(check)
 			}
 			if how == choosePipeShared || how == chooseAuto &&
-				o.preferSharedToPipe(n, threads, firstTime, check, b.size(), share) {
+				o.preferSharedToPipe(n, threads, firstTime, i, b.size(), share) {
 				return o.switchShared(ctx, b, pm, gs, i, threads, stop)
 			}
 		}
@@ -97,7 +105,7 @@ func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.G
 				return 0, err
 			}
 		}
-		if i < check {
+		if !chosen {
 			firstTime += time.Since(t)
 		}
 		o.mu.Lock()
@@ -131,6 +139,13 @@ func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.G
 	err := o.err
 	o.mu.Unlock()
 	return b.size() + pm.size(), err
+}
+
+// published returns the number of graphs whose vectors are published.
+func (o *overlapGram) published() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.mapped
 }
 
 // runLastUntil runs the last rounds that are due, or waits for the
@@ -237,7 +252,7 @@ func (o *overlapGram) switchShared(ctx context.Context, b, pm *walkMapper, gs []
 // preferSharedToPipe reports whether mapping the rest of the n graphs in
 // parallel is predicted faster than the pipeline, from the pipeline's
 // first graphs, whose rounds before the last took the mapper firstTime for
-// check graphs and interned features sequences, from the last rounds and
+// first graphs and interned features sequences, from the last rounds and
 // merge joins of the columns done so far, and from share, the cost of
 // gramFromVecs's scheme over the merge joins'.
 //
@@ -248,13 +263,13 @@ func (o *overlapGram) switchShared(ctx context.Context, b, pm *walkMapper, gs []
 // preferShared). On two threads the pipeline wins wherever the chains
 // are about even, as they are on MUTAG and ENZYMES; with more threads,
 // the parallel map, whose map scales, can.
-func (o *overlapGram) preferSharedToPipe(n, threads int, firstTime time.Duration, check, features int, share float64) bool {
+func (o *overlapGram) preferSharedToPipe(n, threads int, firstTime time.Duration, first, features int, share float64) bool {
 	o.mu.Lock()
 	dots, dotTime, m, lastTime := o.dots, o.dotTime, o.mapped, o.lastTime
 	features += o.lastSeqs
 	o.mu.Unlock()
 	nf, t := float64(n), float64(threads)
-	a := firstTime.Seconds() * nf / float64(check)
+	a := firstTime.Seconds() * nf / float64(first)
 	last := a // until a last round is done, as long as the rest
 	if m > 0 {
 		last = lastTime.Seconds() * nf / float64(m)
@@ -265,6 +280,6 @@ func (o *overlapGram) preferSharedToPipe(n, threads int, firstTime time.Duration
 	}
 	p := a + last
 	pipe := max(a, last, (p+d)/t)
-	shared := (p + float64(features)*nf/float64(check)*sharedKeyCost + d) / t
+	shared := (p + float64(features)*nf/float64(first)*sharedKeyCost + d) / t
 	return shared < pipe
 }
