@@ -66,30 +66,30 @@ type Advisor interface {
 // GramAuto computes the Gram matrix of gs by the method k's advice
 // chooses, and returns the advice with it; the probes' time is part of
 // the automatic method's. Where the advice prepares the graphs as the
-// Gram computation would (the walk kernel's label refinement), the
-// preparation is done once, and the Report's TPrep holds it.
+// Gram computation would (see preparer), the preparation is done once,
+// and the Report's TPrep holds it.
 func GramAuto(ctx context.Context, k Kernel, gs []*graph.Graph, opt AdviseOptions) (*mat.SymDense, *Report, *Advice, error) {
 	adv, ok := k.(Advisor)
 	if !ok {
 		return nil, nil, nil, fmt.Errorf("kernel %s cannot choose its method", k.Name())
 	}
-	if w, ok := k.(*Walk); ok && w.WL > 0 {
-		if err := w.validate(); err != nil {
+	if p, ok := k.(preparer); ok {
+		t := time.Now()
+		pgs, pk, err := p.prepare(gs)
+		if err != nil {
 			return nil, nil, nil, err
 		}
-		t := time.Now()
-		gs = graph.RefineGraphs(gs, w.WL, graph.FromLabels)
-		prep := time.Since(t)
-		plain := *w
-		plain.WL = 0
-		K, rep, a, err := GramAuto(ctx, &plain, gs, opt)
-		if a != nil {
-			a.Prep = prep
+		if pk != k {
+			prep := time.Since(t)
+			K, rep, a, err := GramAuto(ctx, pk, pgs, opt)
+			if a != nil {
+				a.Prep = prep
+			}
+			if rep != nil {
+				rep.TPrep = prep
+			}
+			return K, rep, a, err
 		}
-		if rep != nil {
-			rep.TPrep = prep
-		}
-		return K, rep, a, err
 	}
 	a, err := adv.Advise(ctx, gs, opt)
 	if err != nil {
@@ -97,6 +97,15 @@ func GramAuto(ctx context.Context, k Kernel, gs []*graph.Graph, opt AdviseOption
 	}
 	K, rep, err := k.Gram(ctx, gs, a.Choice)
 	return K, rep, a, err
+}
+
+// preparer is implemented by kernels whose advice and Gram computation
+// both begin by transforming the graphs, as the walk kernel refines their
+// labels: prepare does that once, and returns the graphs and a kernel that
+// computes the same matrix on them without doing it again, or k itself
+// where there is nothing to do.
+type preparer interface {
+	prepare(gs []*graph.Graph) ([]*graph.Graph, Kernel, error)
 }
 
 // Calibrator is implemented by advisors whose cost models have per-machine

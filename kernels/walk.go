@@ -123,6 +123,20 @@ func (k *Walk) lambda(i int) float64 {
 	return k.Lambda[i]
 }
 
+// prepare implements preparer: the label refinement, and the kernel
+// without it.
+func (k *Walk) prepare(gs []*graph.Graph) ([]*graph.Graph, Kernel, error) {
+	if err := k.validate(); err != nil {
+		return nil, nil, err
+	}
+	if k.WL == 0 {
+		return gs, k, nil
+	}
+	plain := *k
+	plain.WL = 0
+	return graph.RefineGraphs(gs, k.WL, graph.FromLabels), &plain, nil
+}
+
 // Gram implements Kernel.
 func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymDense, *Report, error) {
 	if err := k.validate(); err != nil {
