@@ -20,7 +20,8 @@ import (
 // The two chains of rounds, each in graph order, run side by side, and
 // the columns fill the workers' time around the last rounds. Unlike the
 // parallel map (see walkMapper.mapShared), neither chain shares an
-// interner, and the map costs about the CPU time of the sequential one.
+// interner: split in two, the map of MUTAG at length 9 costs 3–10% more
+// CPU time than the sequential one, where the parallel map costs 30%.
 //
 // The vectors' ids are the last round's interner's, not the sequential
 // map's. So the pipeline is taken only where the vectors hold sequences
