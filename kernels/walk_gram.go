@@ -126,12 +126,12 @@ func (o *overlapGram) work(ctx context.Context, done func() bool) {
 				o.mu.Unlock()
 				return
 			}
-			if (len(o.queue) > 0 && !o.piping) || o.mapped >= o.next+max(1, o.block) {
+			if o.lastReady() || o.mapped >= o.next+max(1, o.block) {
 				break
 			}
 			o.cond.Wait()
 		}
-		if len(o.queue) > 0 && !o.piping {
+		if o.lastReady() {
 			h := o.takeLast()
 			o.mu.Unlock()
 			o.lastRound(ctx, h)

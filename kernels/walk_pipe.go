@@ -126,7 +126,7 @@ func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.G
 				vals: make([]float64, 0, cap(h.vals)),
 			}
 		}
-		o.due.Store(!o.piping)
+		o.due.Store(o.lastReady())
 		o.cond.Broadcast()
 		o.mu.Unlock()
 		// Where the last round lags, run it, or wait for it.
@@ -159,7 +159,7 @@ func (o *overlapGram) runLastUntil(ctx context.Context, done func() bool) error 
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for !done() && !o.stop && o.err == nil {
-		if len(o.queue) > 0 && !o.piping {
+		if o.lastReady() {
 			h := o.takeLast()
 			o.mu.Unlock()
 			o.lastRound(ctx, h)
@@ -170,6 +170,10 @@ func (o *overlapGram) runLastUntil(ctx context.Context, done func() bool) error 
 	}
 	return o.err
 }
+
+// lastReady reports whether a last round waits and no worker runs one;
+// due mirrors it for readers without the lock. The caller holds o.mu.
+func (o *overlapGram) lastReady() bool { return len(o.queue) > 0 && !o.piping }
 
 // takeLast takes the next graph handed over for its last round. The
 // caller holds o.mu.
@@ -185,7 +189,7 @@ func (o *overlapGram) takeLast() handoff {
 // runDue runs the last round that is due, if no other worker took it.
 func (o *overlapGram) runDue(ctx context.Context) {
 	o.mu.Lock()
-	if len(o.queue) == 0 || o.piping {
+	if !o.lastReady() {
 		o.mu.Unlock()
 		return
 	}
@@ -208,7 +212,7 @@ func (o *overlapGram) lastRound(ctx context.Context, h handoff) {
 	d := time.Since(t)
 	o.mu.Lock()
 	o.piping = false
-	o.due.Store(len(o.queue) > 0)
+	o.due.Store(o.lastReady())
 	o.free = append(o.free, h.cur)
 	if err != nil {
 		if o.err == nil {
