@@ -187,8 +187,13 @@ func safeGram(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernel
 		// The probes are part of the automatic method's time.
 		_, rep, a, err := kernels.GramAuto(ctx, k, gs, kernels.AdviseOptions{Seed: 1, Costs: costs})
 		if a != nil {
+			// The method auto ran, which may be the explicit one
+			// where the implicit is predicted a little faster.
 			note = fmt.Sprintf("auto chose %s (predicted explicit %.3gs, implicit %.3gs; probes %.3gs)",
-				a.Choice, a.Explicit.Seconds, a.Implicit.Seconds, a.Probe.Seconds())
+				a.Run, a.Explicit.Seconds, a.Implicit.Seconds, a.Probe.Seconds())
+			if a.Switch != nil {
+				note += ", then " + a.Switch.String()
+			}
 		}
 		return rep, note, err
 	}

@@ -49,12 +49,29 @@ type Advice struct {
 	// Terms holds, by method, the counts and constants whose products
 	// sum to the predictions of advisors with a cost model.
 	Terms map[Method][]CostTerm
+	// Run, set by GramAuto, is the method it ran: Choice, or the
+	// explicit method where it can switch and the advice hedges. Switch
+	// tells that the explicit computation gave way to the implicit one
+	// (see switchGuard).
+	Run    Method
+	Switch *Switch
+	// Hedge is set by advisors whose explicit prediction rests on too
+	// few samples to rank methods predicted within hedge times of each
+	// other; GramAuto then runs the explicit method where it can switch.
+	Hedge bool
 }
 
 // String formats the advice on one line.
 func (a *Advice) String() string {
-	return fmt.Sprintf("auto: %s (explicit %.3g s: %s; implicit %.3g s: %s; probes %.3g s)",
+	s := fmt.Sprintf("auto: %s (explicit %.3g s: %s; implicit %.3g s: %s; probes %.3g s)",
 		a.Choice, a.Explicit.Seconds, a.Explicit.Why, a.Implicit.Seconds, a.Implicit.Why, a.Probe.Seconds())
+	if a.Run != "" && a.Run != a.Choice {
+		s += fmt.Sprintf("; ran %s, which can switch to %s", a.Run, a.Choice)
+	}
+	if a.Switch != nil {
+		s += "; " + a.Switch.String()
+	}
+	return s
 }
 
 // Advisor is implemented by kernels that can predict the time of both
@@ -65,7 +82,12 @@ type Advisor interface {
 
 // GramAuto computes the Gram matrix of gs by the method k's advice
 // chooses, and returns the advice with it; the probes' time is part of
-// the automatic method's. Where the advice prepares the graphs as the
+// the automatic method's. Where k can switch from the explicit method to
+// the implicit one (see switchGuard), it runs the explicit method where
+// that is predicted faster, or where the advice hedges and the implicit
+// one is predicted less than hedge times faster, and switches where the
+// explicit maps are projected too slow; the advice's Run and Switch tell
+// what ran. Where the advice prepares the graphs as the
 // Gram computation would (see preparer), the preparation is done once,
 // and the Report's TPrep holds it.
 func GramAuto(ctx context.Context, k Kernel, gs []*graph.Graph, opt AdviseOptions) (*mat.SymDense, *Report, *Advice, error) {
@@ -95,7 +117,14 @@ func GramAuto(ctx context.Context, k Kernel, gs []*graph.Graph, opt AdviseOption
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	K, rep, err := k.Gram(ctx, gs, a.Choice)
+	a.Run = a.Choice
+	if s, ok := k.(switcher); ok && (a.Choice == Explicit || a.Hedge && a.Explicit.Seconds <= hedge*a.Implicit.Seconds) {
+		a.Run = Explicit
+		K, rep, sw, err := s.gramSwitching(ctx, gs, a)
+		a.Switch = sw
+		return K, rep, a, err
+	}
+	K, rep, err := k.Gram(ctx, gs, a.Run)
 	return K, rep, a, err
 }
 
@@ -449,6 +478,9 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		Probe:    time.Since(start),
 		Prep:     prep,
 		Terms:    map[Method][]CostTerm{Explicit: expl.terms, Implicit: impl.terms},
+		// Fewer maps than decideMaps err by 2–3 times either way (see
+		// hedge).
+		Hedge: ep.cut || ep.m < min(decideMaps, n),
 	}
 	a.Choice = Explicit
 	if impl.seconds < expl.seconds {

@@ -419,7 +419,14 @@ func TestGramAuto(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, _, err := tt.k.Gram(context.Background(), gs, a.Choice)
+			ran := a.Choice
+			if a.Switch != nil {
+				ran = Implicit
+			}
+			if rep.Method != ran {
+				t.Errorf("report of %s, want %s", rep.Method, ran)
+			}
+			want, _, err := tt.k.Gram(context.Background(), gs, ran)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -51,6 +51,10 @@ type Walk struct {
 	// means 1, as in the paper. The matrix is the same for every number;
 	// the ids of the feature vectors of a parallel map are not.
 	Threads int
+
+	// guard, if not nil, counts the graphs mapped by the explicit method,
+	// for an automatic choice that may give way to the implicit one.
+	guard *switchGuard
 }
 
 // maxWalkLength bounds the walk length accepted from parameters; beyond it

@@ -51,6 +51,9 @@ type AutoSummary struct {
 	// the oracle is the one that finished; auto over the limit counts at
 	// the time it ran, a lower bound.
 	Limited int
+	// Switched counts the compared cells where a run of auto chose the
+	// explicit method and switched to the implicit one mid-way.
+	Switched int
 }
 
 // Ratio returns the total time of auto against the oracle's.
@@ -83,8 +86,9 @@ func (t *autoTime) time() (float64, bool) {
 // run.
 func SummarizeAuto(rows []harness.Row) AutoSummary {
 	type cell struct {
-		times map[string]*autoTime
-		chose map[string]int
+		times    map[string]*autoTime
+		chose    map[string]int
+		switched bool
 	}
 	cells := map[string]*cell{}
 	var order []string
@@ -112,10 +116,16 @@ func SummarizeAuto(rows []harness.Row) AutoSummary {
 			t.ok++
 		}
 		if r.Method == "auto" {
-			for _, m := range []string{"explicit", "implicit"} {
-				if strings.Contains(r.Note, "auto chose "+m) {
-					c.chose[m]++
-				}
+			// An explicit run that switched to the implicit method
+			// ended on the implicit one, with the time of both.
+			switch {
+			case strings.Contains(r.Note, "switched to implicit"):
+				c.chose["implicit"]++
+				c.switched = true
+			case strings.Contains(r.Note, "auto chose explicit"):
+				c.chose["explicit"]++
+			case strings.Contains(r.Note, "auto chose implicit"):
+				c.chose["implicit"]++
 			}
 		}
 	}
@@ -144,6 +154,9 @@ func SummarizeAuto(rows []harness.Row) AutoSummary {
 		if (e != nil && e.limit) || (i != nil && i.limit) || a.limit {
 			s.Limited++
 		}
+		if c.switched {
+			s.Switched++
+		}
 		if c.chose[faster] > 0 && c.chose[faster] >= c.chose[other(faster)] {
 			s.Picked++
 		}
@@ -170,6 +183,9 @@ func (s AutoSummary) String() string {
 	}
 	text := fmt.Sprintf("auto picked the faster method in %d of %d cells; total time %.3g s against the oracle's %.3g s (%.2f×, target ≤ 1.15×); worst cell %.2f× (target ≤ 2×) at %s",
 		s.Picked, s.Cells, s.Auto, s.Oracle, s.Ratio(), s.Worst, s.WorstCell)
+	if s.Switched > 0 {
+		text += fmt.Sprintf("; in %d cells auto switched from the explicit method to the implicit one mid-way, and is counted as choosing the implicit one, with the time of both", s.Switched)
+	}
 	if s.Limited > 0 {
 		text += fmt.Sprintf(" (in %d of the cells a method hit the time limit: the one that finished is the oracle)", s.Limited)
 	}

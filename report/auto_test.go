@@ -47,10 +47,18 @@ func TestSummarizeAutoLimits(t *testing.T) {
 			row("D", "auto", ok, 1.5, "auto chose implicit (...)"), row("D", "auto", "error: boom", 0, ""),
 		},
 		want: AutoSummary{Cells: 1, Picked: 1, Auto: 1.5, Oracle: 1.5, Worst: 1, WorstCell: "D"},
+	}, {
+		// The note's text is the harness's (safeGram).
+		name: "a switch to implicit counts as choosing implicit",
+		rows: []harness.Row{
+			row("E", "explicit", ok, 3, ""), row("E", "implicit", ok, 1, ""),
+			row("E", "auto", ok, 1.2, "auto chose explicit (...), then switched to implicit after 0.2s: ..."),
+		},
+		want: AutoSummary{Cells: 1, Picked: 1, Auto: 1.2, Oracle: 1, Worst: 1.2, WorstCell: "E", Switched: 1},
 	}}
 	for _, tc := range tests {
 		got := SummarizeAuto(tc.rows)
-		if got.Cells != tc.want.Cells || got.Picked != tc.want.Picked || got.Limited != tc.want.Limited ||
+		if got.Cells != tc.want.Cells || got.Picked != tc.want.Picked || got.Limited != tc.want.Limited || got.Switched != tc.want.Switched ||
 			math.Abs(got.Auto-tc.want.Auto) > 1e-12 || math.Abs(got.Oracle-tc.want.Oracle) > 1e-12 ||
 			math.Abs(got.Worst-tc.want.Worst) > 1e-12 || got.WorstCell != tc.want.WorstCell {
 			t.Errorf("%s: summary %+v, want %+v", tc.name, got, tc.want)

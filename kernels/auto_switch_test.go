@@ -1,0 +1,156 @@
+package kernels
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/graph/graphtest"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestWalkGramSwitching checks the explicit method's switch to the
+// implicit one: with an implicit prediction of zero every projection of
+// the rest of the maps exceeds the limit, so the guard stops the maps once
+// switchCheck(n) graphs are mapped; with one of an hour it never does.
+// Either way the matrix is the implicit one to the bit (Dirac kernels:
+// both methods sum the same integer walk counts), on every number of
+// threads, whose explicit maps differ (sequential, overlapped, pipelined).
+func TestWalkGramSwitching(t *testing.T) {
+	gs := graphtest.Dataset(t, "MUTAG").Graphs
+	ctx := context.Background()
+	want, _, err := (&Walk{Length: 5}).Gram(ctx, gs, Implicit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, threads := range []int{1, 2, 3} {
+		for _, tt := range []struct {
+			name     string
+			implicit float64 // predicted seconds
+			switched bool
+		}{
+			{"switch", 0, true},
+			{"stay", 3600, false},
+		} {
+			k := &Walk{Length: 5, Threads: threads}
+			K, rep, sw, err := k.gramSwitching(ctx, gs, &Advice{Implicit: Prediction{Method: Implicit, Seconds: tt.implicit}})
+			if err != nil {
+				t.Fatalf("threads %d, %s: %v", threads, tt.name, err)
+			}
+			requireEqual(t, tt.name, want, K)
+			if got := sw != nil; got != tt.switched {
+				t.Fatalf("threads %d, %s: switched %v, want %v", threads, tt.name, got, tt.switched)
+			}
+			wantMethod := Explicit
+			if tt.switched {
+				wantMethod = Implicit
+				// Several maps may finish at once on threads > 1.
+				if sw.Mapped < switchCheck(len(gs)) || sw.Mapped >= len(gs) || sw.N != len(gs) || sw.Took <= 0 {
+					t.Errorf("threads %d: switch %+v: want it after %d of %d graphs", threads, sw, switchCheck(len(gs)), len(gs))
+				}
+			}
+			if rep.Method != wantMethod {
+				t.Errorf("threads %d, %s: report of %s, want %s", threads, tt.name, rep.Method, wantMethod)
+			}
+		}
+	}
+}
+
+// TestSwitchGuard checks when the guard trips: never before switchCheck(n)
+// graphs or after the last, nor within its limit.
+func TestSwitchGuard(t *testing.T) {
+	tests := []struct {
+		name   string
+		n      int
+		limit  float64 // seconds
+		mapped int
+		trips  bool
+	}{
+		{"before the check", 100, 0, switchCheck(100) - 1, false},
+		{"at the check", 100, 0, switchCheck(100), true},
+		{"within the limit", 100, 3600, 100, false},
+		{"all mapped", 5, 0, 5, false}, // switchCheck(5) = 5: nothing left to project
+	}
+	for _, tt := range tests {
+		g, ctx := newSwitchGuard(context.Background(), tt.n, time.Duration(tt.limit*1e9))
+		for range tt.mapped {
+			g.done()
+		}
+		if got := ctx.Err() != nil; got != tt.trips {
+			t.Errorf("%s: tripped %v, want %v", tt.name, got, tt.trips)
+		}
+		g.release()
+	}
+	var g *switchGuard
+	g.done() // a nil guard counts nothing
+}
+
+// fixedAdvisor is a kernel whose advice is given, recording the method
+// GramAuto runs.
+type fixedAdvisor struct {
+	explicit, implicit float64
+	hedge              bool
+	ran                Method
+}
+
+func (f *fixedAdvisor) Name() string      { return "fixed" }
+func (f *fixedAdvisor) Methods() []Method { return []Method{Explicit, Implicit} }
+func (f *fixedAdvisor) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymDense, *Report, error) {
+	f.ran = m
+	return mat.NewSymDense(1, nil), &Report{Method: m}, nil
+}
+func (f *fixedAdvisor) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
+	a := &Advice{Explicit: Prediction{Explicit, f.explicit, ""}, Implicit: Prediction{Implicit, f.implicit, ""}, Choice: Explicit, Hedge: f.hedge}
+	if f.implicit < f.explicit {
+		a.Choice = Implicit
+	}
+	return a, nil
+}
+
+// switchingAdvisor can switch, so GramAuto runs its explicit method
+// where the implicit one is predicted less than hedge times faster.
+type switchingAdvisor struct{ fixedAdvisor }
+
+func (s *switchingAdvisor) gramSwitching(ctx context.Context, gs []*graph.Graph, a *Advice) (*mat.SymDense, *Report, *Switch, error) {
+	K, rep, err := s.Gram(ctx, gs, Explicit)
+	return K, rep, nil, err
+}
+
+// TestGramAutoHedge checks the method GramAuto runs given the predictions:
+// the faster, except that a kernel that can switch runs the explicit
+// method where the advice hedges, unless the implicit one is predicted
+// hedge times faster.
+func TestGramAutoHedge(t *testing.T) {
+	tests := []struct {
+		name               string
+		explicit, implicit float64
+		switches, hedges   bool
+		choice, ran        Method
+	}{
+		{"explicit faster", 1, 2, true, false, Explicit, Explicit},
+		{"implicit a little faster, hedging", 1.4, 1, true, true, Implicit, Explicit},
+		{"implicit a little faster, certain", 1.4, 1, true, false, Implicit, Implicit},
+		{"implicit a little faster, cannot switch", 1.4, 1, false, true, Implicit, Implicit},
+		{"implicit hedge times faster", 1.6, 1, true, true, Implicit, Implicit},
+	}
+	gs := []*graph.Graph{graphtest.Random(newTestRand(), 5, 0.5, 2, 1)}
+	for _, tt := range tests {
+		f := fixedAdvisor{explicit: tt.explicit, implicit: tt.implicit, hedge: tt.hedges}
+		var k interface {
+			Kernel
+			Advisor
+		} = &f
+		s := &switchingAdvisor{f}
+		if tt.switches {
+			k = s
+		}
+		_, rep, a, err := GramAuto(context.Background(), k, gs, AdviseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Choice != tt.choice || a.Run != tt.ran || rep.Method != tt.ran {
+			t.Errorf("%s: choice %s, ran %s (report %s); want %s, %s", tt.name, a.Choice, a.Run, rep.Method, tt.choice, tt.ran)
+		}
+	}
+}
