@@ -171,14 +171,18 @@ func TestExplicitProbeSetAside(t *testing.T) {
 			t.Error("rest holds the cut graph")
 		}
 	}
-	var want graphProxy
+	var want, wantPow graphProxy
 	for i, pr := range ep.proxies {
 		if gs[i] != cut {
 			want.add(pr)
+			wantPow.add(pr.pow())
 		}
 	}
 	if math.Abs(rest.allProxy.extends-want.extends) > 1e-9*want.extends {
 		t.Errorf("rest's proxies sum to %g extensions, want %g", rest.allProxy.extends, want.extends)
+	}
+	if math.Abs(rest.allPow.nnz-wantPow.nnz) > 1e-9*wantPow.nnz {
+		t.Errorf("rest's powers of proxies sum to %g non-zeros, want %g", rest.allPow.nnz, wantPow.nnz)
 	}
 	// The cut graph counts once: its terms are its own work.
 	if got, one := sumTerms(aside), sumTerms(workTerms(ep.model, ep.extend(), ep.work, 1, float64(ep.b.size())))+ep.projected; math.Abs(got-one) > 1e-12 {
