@@ -815,6 +815,16 @@ func (w *mapWork) round(g *graph.Graph, c *csrVecs) {
 	w.steps += int64(g.N() + len(g.Adj))
 }
 
+// pushed counts the last round of a Dirac map, which made extends
+// extensions (see walkMapper.pushLast).
+func (w *mapWork) pushed(g *graph.Graph, extends int64) {
+	if w == nil {
+		return
+	}
+	w.extends += extends
+	w.steps += int64(g.N() + len(g.Adj))
+}
+
 // flushed counts n non-zeros flushed into a vector.
 func (w *mapWork) flushed(n int) {
 	if w != nil {
@@ -1043,7 +1053,9 @@ func (p *explicitProbe) cutTerms(graphs, f float64) []CostTerm {
 // label diversity, so a few sample graphs alone predict it poorly; the
 // ratio of their counted work to their proxies varies far less.
 type graphProxy struct {
-	// extends bounds the sequence extensions, Σ_i Σ_v deg(v)·nnz_{i−1}(v);
+	// extends bounds the sequence extensions, Σ_i Σ_v deg(v)·nnz_{i−1}(v),
+	// with v's distinct pairs of labels for deg(v) in the Dirac map's last
+	// round;
 	// nonzeros the per-vertex non-zeros, Σ_{i<l} Σ_v nnz_i(v); nnz the
 	// graph vector's non-zeros.
 	extends, nonzeros, nnz float64
@@ -1097,6 +1109,11 @@ func (p *explicitProbe) computeProxies(ctx context.Context, labelWalks []float64
 	l := p.k.Length
 	p.proxies = make([]graphProxy, len(p.gs))
 	var w, x []float64
+	// fan[v] is the number of extensions of each of v's sequences in a
+	// round: its degree, or in the last round of the Dirac map its
+	// distinct pairs of labels (see walkMapper.pushLast).
+	var fan []float64
+	var groups []pairGroup
 	for j, g := range p.gs {
 		if j%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -1104,18 +1121,25 @@ func (p *explicitProbe) computeProxies(ctx context.Context, labelWalks []float64
 			}
 		}
 		nv := g.N()
-		w, x = grow(w, nv), grow(x, nv)
+		w, x, fan = grow(w, nv), grow(x, nv), grow(fan, nv)
 		for v := range w {
 			w[v] = 1
+			fan[v] = float64(g.Offsets[v+1] - g.Offsets[v])
 		}
 		var pr graphProxy
 		for i := 0; ; i++ {
+			if i == l-1 && p.b.dirac {
+				for v := 0; v < nv; v++ {
+					groups = pairGroups(groups[:0], g, v, p.b.nVL)
+					fan[v] = float64(len(groups))
+				}
+			}
 			var total float64
 			for v := 0; v < nv; v++ {
 				c := min(w[v], labelWalks[i])
 				total += c
 				if i < l {
-					pr.extends += float64(g.Offsets[v+1]-g.Offsets[v]) * c
+					pr.extends += fan[v] * c
 					pr.nonzeros += c
 				}
 			}

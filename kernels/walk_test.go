@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -151,6 +152,9 @@ func TestWalkAgainstBruteForce(t *testing.T) {
 		gs = append(gs, graphtest.Random(r, 1+r.IntN(7), 0.2+0.5*r.Float64(), 1+r.IntN(3), 1+r.IntN(2)))
 	}
 	gs = append(gs, graph.MustBuild(nil, nil)) // the empty graph
+	// A star whose centre has more arcs than pairGroupsSort, with six
+	// pairs of edge and leaf labels among them.
+	gs = append(gs, bigStar(40))
 	for l := 0; l <= 4; l++ {
 		kernels := map[string]*Walk{
 			"fast":    {Length: l},
@@ -171,6 +175,61 @@ func TestWalkAgainstBruteForce(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// bigStar returns the star with leaves leaves: the centre has label 0,
+// leaf i label i mod 3 and its edge label i mod 2.
+func bigStar(leaves int) *graph.Graph {
+	labels := make([]int32, leaves+1)
+	var edges []graph.Edge
+	for i := 1; i <= leaves; i++ {
+		labels[i] = int32(i % 3)
+		edges = append(edges, graph.Edge{U: 0, V: int32(i), Label: int32(i % 2)})
+	}
+	return graph.MustBuild(labels, edges)
+}
+
+// TestPairGroups checks the pairs of edge and neighbour label around a
+// vertex, counted by hand, by search below pairGroupsSort arcs and by sort
+// from it.
+func TestPairGroups(t *testing.T) {
+	tests := []struct {
+		name string
+		g    *graph.Graph
+		v    int
+		want map[uint64]int32 // pair el·nVL+label → arcs
+	}{
+		// The centre of tinyStar (label 1) has three leaves of label 0,
+		// edge label 0: one pair, three arcs.
+		{"star-centre", tinyStar, 0, map[uint64]int32{0: 3}},
+		{"star-leaf", tinyStar, 1, map[uint64]int32{1: 1}},
+		// The middle of tinyPathE: edge 5 to a 0, edge 7 to a 0.
+		{"path-edges", tinyPathE, 1, map[uint64]int32{5*3 + 0: 1, 7*3 + 0: 1}},
+		// bigStar(40)'s centre: leaf i has label i%3 and edge label
+		// i%2, so pair (i%2)·3 + i%3 = i%6 for leaves 1..40 is 0 for 6
+		// of them, 1..4 for 7 each, 5 for 7: 6+7+7+7+7+6 = 40.
+		{"big-star", bigStar(40), 0, map[uint64]int32{0: 6, 1: 7, 2: 7, 3: 7, 4: 7, 5: 6}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// nVL 3 for every graph: labels below 3 pack uniquely.
+			seed := []pairGroup{{99, 1}} // groups of an earlier vertex
+			got := pairGroups(seed, tt.g, tt.v, 3)
+			if got[0] != (pairGroup{99, 1}) {
+				t.Fatalf("earlier group changed to %v", got[0])
+			}
+			m := map[uint64]int32{}
+			for _, pg := range got[1:] {
+				if _, dup := m[pg.pair]; dup {
+					t.Errorf("pair %d listed twice", pg.pair)
+				}
+				m[pg.pair] = pg.n
+			}
+			if !maps.Equal(m, tt.want) {
+				t.Errorf("groups %v, want %v", m, tt.want)
+			}
+		})
 	}
 }
 
