@@ -117,9 +117,8 @@ func GramAuto(ctx context.Context, k Kernel, gs []*graph.Graph, opt AdviseOption
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	a.Run = a.Choice
-	if s, ok := k.(switcher); ok && (a.Choice == Explicit || a.Hedge && a.Explicit.Seconds <= hedge*a.Implicit.Seconds) {
-		a.Run = Explicit
+	a.Run = a.First(k)
+	if s, ok := k.(switcher); ok && a.Run == Explicit {
 		K, rep, sw, err := s.gramSwitching(ctx, gs, a)
 		a.Switch = sw
 		return K, rep, a, err

@@ -108,6 +108,24 @@ func (s *Switch) String() string {
 // the implicit 68 ms it then ran.
 const hedge = 1.5
 
+// First returns the method GramAuto runs first on kernel k with the
+// advice a: the predicted faster, or the explicit method where k can
+// switch (CanSwitch), the advice hedges and the implicit method is
+// predicted less than hedge times faster.
+func (a *Advice) First(k Kernel) Method {
+	if CanSwitch(k) && a.Hedge && a.Explicit.Seconds <= hedge*a.Implicit.Seconds {
+		return Explicit
+	}
+	return a.Choice
+}
+
+// CanSwitch reports whether GramAuto's explicit computation on kernel k
+// gives way to the implicit one when its maps are projected too slow.
+func CanSwitch(k Kernel) bool {
+	_, ok := k.(switcher)
+	return ok
+}
+
 // switcher is implemented by kernels whose explicit computation can give
 // way to the implicit one: gramSwitching computes the explicit Gram matrix
 // with a switchGuard on its maps, or the implicit one where the guard

@@ -149,6 +149,12 @@ func TestGramAutoHedge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if first := a.First(k); first != tt.ran {
+			t.Errorf("%s: First %s, want %s", tt.name, first, tt.ran)
+		}
+		if got := CanSwitch(k); got != tt.switches {
+			t.Errorf("%s: CanSwitch %v, want %v", tt.name, got, tt.switches)
+		}
 		if a.Choice != tt.choice || a.Run != tt.ran || rep.Method != tt.ran {
 			t.Errorf("%s: choice %s, ran %s (report %s); want %s, %s", tt.name, a.Choice, a.Run, rep.Method, tt.choice, tt.ran)
 		}

@@ -48,5 +48,11 @@ func cmdAdvise(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprint(stdout, kernels.FormatTerms(a.Terms[p.Method], "    "))
 	}
 	fmt.Fprintf(stdout, "faster: %s (probes took %.3g s)\n", a.Choice, a.Probe.Seconds())
+	switch first := a.First(k); {
+	case first == kernels.Explicit && kernels.CanSwitch(k):
+		fmt.Fprintf(stdout, "auto runs: explicit, switching to implicit if its maps are projected too slow\n")
+	default:
+		fmt.Fprintf(stdout, "auto runs: %s\n", first)
+	}
 	return nil
 }

@@ -111,7 +111,7 @@ func TestSynthStatsGram(t *testing.T) {
 		t.Errorf("gram -method auto: exit %d, stderr %q", code, stderr)
 	}
 	code, stdout, _ = runCmd(t, "advise", "-data", a, "-p", "length=3")
-	if code != 0 || !strings.Contains(stdout, "faster: ") {
+	if code != 0 || !strings.Contains(stdout, "faster: ") || !strings.Contains(stdout, "auto runs: ") {
 		t.Errorf("advise: exit %d, output %q", code, stdout)
 	}
 	rows := strings.Split(strings.TrimSuffix(mats[0], "\n"), "\n")
