@@ -119,7 +119,7 @@ func GramAuto(ctx context.Context, k Kernel, gs []*graph.Graph, opt AdviseOption
 	}
 	a.Run = a.First(k)
 	if s, ok := k.(switcher); ok && a.Run == Explicit {
-		K, rep, sw, err := s.gramSwitching(ctx, gs, a)
+		K, rep, sw, err := s.gramSwitching(ctx, gs, a, opt.Costs)
 		a.Switch = sw
 		return K, rep, a, err
 	}

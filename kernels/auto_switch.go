@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/gkbench/gkbench/graph"
@@ -21,14 +21,14 @@ import (
 // an explicit run of 70 ms against the implicit 23 ms, so that auto took
 // the explicit method in some runs and was three times slower than the
 // implicit one. Once switchCheck(n) graphs are mapped, their wall time
-// projects the rest of the maps, in the data set's order; where those and
-// the predicted dot products would take more than switchFactor times the
-// implicit prediction, the explicit run is stopped and the implicit
-// method computes the matrix instead. The time spent is then lost, but it
-// is about a tenth of the maps, where staying would have cost all of them.
-// The factor leaves room for the projection's error; at 1.5, 100 graphs
-// of p_V 0.8 at length 7 stayed with an explicit run of 22 ms against the
-// implicit 13 ms.
+// projects the rest of the maps, in the data set's order, and their
+// vectors the dot products; where those would take more than
+// switchFactor times the implicit prediction, the explicit run is stopped
+// and the implicit method computes the matrix instead. The time spent is
+// then lost, but it is about a tenth of the maps, where staying would
+// have cost all of them. The factor leaves room for the projection's
+// error; at 1.5, 100 graphs of p_V 0.8 at length 7 stayed with an
+// explicit run of 22 ms against the implicit 13 ms.
 const switchFactor = 1.2
 
 // switchCheck returns the number of graphs mapped before the projection is
@@ -43,57 +43,154 @@ var errSwitch = errors.New("explicit maps projected slower than the implicit met
 // switchGuard watches an explicit computation's maps: done counts the
 // graphs mapped, from any goroutine, and cancels the computation's
 // context with errSwitch when the projection of the rest exceeds limit.
+// The rest is the rest of the maps and the dot products, which the
+// advice's sample of a few graphs predicts worst of all where a few heavy
+// vectors carry them: 300 graphs of p_V 0.4 at length 9, predicted 0.13 s
+// in all, took 0.2 s to map and 0.25 s for the dot products, against the
+// implicit 0.16 s. So the guard estimates them anew from the vectors of
+// the first check graphs mapped, as the advice does from its sample.
 type switchGuard struct {
-	n      int
-	check  int
-	limit  time.Duration
-	start  time.Time
-	cancel context.CancelCauseFunc
-	mapped atomic.Int64
-	// at and projected record, for the note of a switch, the graphs
-	// mapped and the projected time of the rest when it tripped.
-	at        atomic.Int64
-	projected atomic.Int64
+	n, check int
+	limit    time.Duration
+	start    time.Time
+	cancel   context.CancelCauseFunc
+	// dots prices the dot products of the n graphs, in wall time.
+	dots func(dotCounts) time.Duration
+
+	mu     sync.Mutex
+	mapped int
+	// df counts the graphs with each feature among the first check
+	// mapped, nnz their non-zeros and dd Σ_f df_f(df_f−1); vecs holds
+	// the first mergeSample of their vectors, and dot is the dot
+	// products' estimate from them.
+	df   []int32
+	nnz  int64
+	dd   float64
+	vecs []Vec
+	dot  time.Duration
+	// at, projected and stopped record, for the note of a switch, the
+	// graphs mapped, the projected time of the rest and whether it
+	// tripped.
+	at        int
+	projected time.Duration
+	stopped   bool
 }
 
-// newSwitchGuard returns a guard of the maps of n graphs and the context
-// it cancels: the rest of the maps may take up to limit.
-func newSwitchGuard(ctx context.Context, n int, limit time.Duration) (*switchGuard, context.Context) {
+// newSwitchGuard returns a guard of the maps of n graphs, whose dot
+// products dots prices, and the context it cancels: the rest of the maps
+// and the dot products may take up to limit.
+func newSwitchGuard(ctx context.Context, n int, limit time.Duration, dots func(dotCounts) time.Duration) (*switchGuard, context.Context) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	return &switchGuard{n: n, check: switchCheck(n), limit: limit, start: time.Now(), cancel: cancel}, ctx
+	return &switchGuard{n: n, check: switchCheck(n), limit: limit, start: time.Now(), cancel: cancel, dots: dots}, ctx
 }
 
-// done counts one more graph mapped; a nil guard does nothing.
-func (g *switchGuard) done() {
+// done counts one more graph mapped, with graph vector v; a nil guard
+// does nothing.
+func (g *switchGuard) done(v Vec) {
 	if g == nil {
 		return
 	}
-	i := g.mapped.Add(1)
-	if i < int64(g.check) || i >= int64(g.n) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.mapped++
+	i := g.mapped
+	if i <= g.check {
+		g.count(v)
+		if i == g.check {
+			g.dot = g.estimateDots()
+		}
+	}
+	if i < g.check || i >= g.n || g.stopped {
 		return
 	}
 	el := time.Since(g.start)
-	rest := time.Duration(float64(el) * float64(int64(g.n)-i) / float64(i))
-	if rest > g.limit && g.at.CompareAndSwap(0, i) {
-		g.projected.Store(int64(rest))
+	rest := time.Duration(float64(el)*float64(g.n-i)/float64(i)) + g.dot
+	if rest > g.limit {
+		g.at, g.projected, g.stopped = i, rest, true
 		g.cancel(errSwitch)
 	}
+}
+
+// mergeSample is the number of first vectors whose pairs' merge joins
+// the guard counts: 496 pairs.
+const mergeSample = 32
+
+// count adds v's features to the document frequencies.
+func (g *switchGuard) count(v Vec) {
+	if len(g.vecs) < mergeSample {
+		g.vecs = append(g.vecs, v)
+	}
+	g.nnz += int64(v.Len())
+	for _, id := range v.IDs {
+		if int(id) >= len(g.df) {
+			g.df = append(g.df, make([]int32, int(id)+1-len(g.df)+len(g.df)/2)...)
+		}
+		g.dd += 2 * float64(g.df[id]) // (d+1)d − d(d−1)
+		g.df[id]++
+	}
+}
+
+// dotCounts are the counts that price the dot products of all graphs:
+// their non-zeros, Σ_f df_f², and the steps and turns of the merge joins
+// of all pairs i ≤ j.
+type dotCounts struct {
+	nnz, df2, steps, turns float64
+}
+
+// estimateDots estimates the dot products of all n graphs from the first
+// check graphs' vectors: their non-zeros scaled to n, Σ_f df_f² without
+// bias (see explicitProbe.predict), and the merge joins from those of the
+// pairs of the first mergeSample (see explicitProbe.mergeWork). The ids of
+// graphs mapped before a switch from the pipeline to the parallel map are
+// not those after, and the estimate then counts them as other features.
+func (g *switchGuard) estimateDots() time.Duration {
+	if g.dots == nil || g.check < 2 {
+		return 0
+	}
+	n, m := float64(g.n), float64(g.check)
+	c := dotCounts{nnz: float64(g.nnz) * n / m}
+	c.df2 = c.nnz + n*(n-1)*g.dd/(m*(m-1))
+	if mergeCheaper(n, c.nnz, (c.df2+c.nnz)/2) { // else no merge joins to count
+		var steps, turns int64
+		for i, a := range g.vecs {
+			for _, b := range g.vecs[:i] {
+				ds, dt := mergeCounts(a, b)
+				steps, turns = steps+ds, turns+dt
+			}
+		}
+		k := float64(len(g.vecs))
+		off := n * (n - 1) / (k * (k - 1))
+		c.steps = off*float64(steps) + c.nnz // a diagonal entry: a step per non-zero
+		c.turns = off * float64(turns)
+	}
+	return g.dots(c)
 }
 
 // release frees the guard's context.
 func (g *switchGuard) release() { g.cancel(nil) }
 
+// switched returns the switch, if the guard stopped the maps.
+func (g *switchGuard) switched() *Switch {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.stopped {
+		return nil
+	}
+	return &Switch{Mapped: g.at, N: g.n, Took: time.Since(g.start), Projected: g.projected}
+}
+
 // Switch tells of an explicit run that a switchGuard stopped.
 type Switch struct {
-	// Mapped graphs of all N were mapped in Took before the rest were
-	// projected to take Projected, more than the guard allowed.
+	// Mapped graphs of all N were mapped in Took before the rest of the
+	// maps and the dot products were projected to take Projected, more
+	// than the guard allowed.
 	Mapped, N       int
 	Took, Projected time.Duration
 }
 
 // String formats the switch on one line.
 func (s *Switch) String() string {
-	return fmt.Sprintf("switched to implicit after %.3gs: the maps of %d of %d graphs projected %.3gs for the rest",
+	return fmt.Sprintf("switched to implicit after %.3gs: the maps of %d of %d graphs projected %.3gs for the rest and the dot products",
 		s.Took.Seconds(), s.Mapped, s.N, s.Projected.Seconds())
 }
 
@@ -129,46 +226,55 @@ func CanSwitch(k Kernel) bool {
 // switcher is implemented by kernels whose explicit computation can give
 // way to the implicit one: gramSwitching computes the explicit Gram matrix
 // with a switchGuard on its maps, or the implicit one where the guard
-// stops it, given the advice's predictions.
+// stops it, given the advice's predictions and the cost constants.
 type switcher interface {
-	gramSwitching(ctx context.Context, gs []*graph.Graph, a *Advice) (*mat.SymDense, *Report, *Switch, error)
+	gramSwitching(ctx context.Context, gs []*graph.Graph, a *Advice, c Costs) (*mat.SymDense, *Report, *Switch, error)
 }
 
-// gramSwitching implements switcher. The rest of the maps may take
-// switchFactor times the implicit prediction, less the predicted dot
-// products, but no less than half the implicit prediction.
-func (k *Walk) gramSwitching(ctx context.Context, gs []*graph.Graph, a *Advice) (*mat.SymDense, *Report, *Switch, error) {
+// gramSwitching implements switcher. The rest of the maps and the dot
+// products may take switchFactor times the implicit prediction.
+func (k *Walk) gramSwitching(ctx context.Context, gs []*graph.Graph, a *Advice, c Costs) (*mat.SymDense, *Report, *Switch, error) {
 	if len(gs) < 2 {
 		K, rep, err := k.Gram(ctx, gs, Explicit)
 		return K, rep, nil, err
 	}
-	// The predictions are for one thread; the implicit method spreads
-	// its pairs evenly over the threads.
-	rest := max(switchFactor*a.Implicit.Seconds-walkDotSeconds(a.Terms[Explicit]), a.Implicit.Seconds/2)
-	limit := time.Duration(rest / float64(threadsOr(k.Threads)) * 1e9)
-	g, gctx := newSwitchGuard(ctx, len(gs), limit)
+	// The predictions are for one thread; both methods spread their
+	// pairs evenly over the threads.
+	threads := float64(threadsOr(k.Threads))
+	limit := time.Duration(switchFactor * a.Implicit.Seconds / threads * 1e9)
+	model := newWalkModel(c)
+	n := float64(len(gs))
+	dots := func(c dotCounts) time.Duration {
+		return time.Duration(model.dotSeconds(n, c) / threads * 1e9)
+	}
+	g, gctx := newSwitchGuard(ctx, len(gs), limit, dots)
 	defer g.release()
 	kk := *k
 	kk.guard = g
 	K, rep, err := kk.Gram(gctx, gs, Explicit)
-	if err == nil || ctx.Err() != nil || !errors.Is(context.Cause(gctx), errSwitch) {
+	sw := g.switched()
+	if err == nil || ctx.Err() != nil || sw == nil {
 		return K, rep, nil, err
 	}
-	sw := &Switch{Mapped: int(g.at.Load()), N: len(gs), Took: time.Since(g.start), Projected: time.Duration(g.projected.Load())}
 	K, rep, err = k.Gram(ctx, gs, Implicit)
 	return K, rep, sw, err
 }
 
-// walkDotSeconds sums the dot products' terms of an explicit prediction of
-// the walk kernel.
-func walkDotSeconds(ts []CostTerm) float64 {
-	var s float64
-	for _, t := range ts {
-		switch t.Name {
-		case costExplicitMergeStep, costExplicitMergeTurn, costExplicitMergePair,
-			costExplicitProduct, costExplicitPosting, costExplicitPostingPair:
-			s += t.Seconds()
-		}
+// dotSeconds prices the dot products of n graph vectors with counts c by
+// the scheme gramFromVecs takes, on one thread.
+func (m walkModel) dotSeconds(n float64, c dotCounts) float64 {
+	products := (c.df2 + c.nnz) / 2
+	pairs := n * (n + 1) / 2
+	if mergeCheaper(n, c.nnz, products) {
+		return sumTerms([]CostTerm{
+			m.term(costExplicitMergeStep, c.steps, ""),
+			m.term(costExplicitMergeTurn, c.turns, ""),
+			m.term(costExplicitMergePair, pairs, ""),
+		})
 	}
-	return s
+	return sumTerms([]CostTerm{
+		m.term(costExplicitProduct, products, ""),
+		m.term(costExplicitPosting, c.nnz, ""),
+		m.term(costExplicitPostingPair, pairs, ""),
+	})
 }

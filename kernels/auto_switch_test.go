@@ -34,7 +34,7 @@ func TestWalkGramSwitching(t *testing.T) {
 			{"stay", 3600, false},
 		} {
 			k := &Walk{Length: 5, Threads: threads}
-			K, rep, sw, err := k.gramSwitching(ctx, gs, &Advice{Implicit: Prediction{Method: Implicit, Seconds: tt.implicit}})
+			K, rep, sw, err := k.gramSwitching(ctx, gs, &Advice{Implicit: Prediction{Method: Implicit, Seconds: tt.implicit}}, nil)
 			if err != nil {
 				t.Fatalf("threads %d, %s: %v", threads, tt.name, err)
 			}
@@ -58,32 +58,65 @@ func TestWalkGramSwitching(t *testing.T) {
 }
 
 // TestSwitchGuard checks when the guard trips: never before switchCheck(n)
-// graphs or after the last, nor within its limit.
+// graphs or after the last, nor within its limit, and at the check where
+// the dot products estimated from the first vectors exceed it alone.
 func TestSwitchGuard(t *testing.T) {
+	two := Vec{IDs: []uint32{0, 1}, Vals: []float64{1, 1}}
 	tests := []struct {
 		name   string
 		n      int
 		limit  float64 // seconds
+		dots   float64 // seconds, whatever the vectors
 		mapped int
 		trips  bool
 	}{
-		{"before the check", 100, 0, switchCheck(100) - 1, false},
-		{"at the check", 100, 0, switchCheck(100), true},
-		{"within the limit", 100, 3600, 100, false},
-		{"all mapped", 5, 0, 5, false}, // switchCheck(5) = 5: nothing left to project
+		{"before the check", 100, 0, 0, switchCheck(100) - 1, false},
+		{"at the check", 100, 0, 0, switchCheck(100), true},
+		{"within the limit", 100, 3600, 0, 100, false},
+		{"dot products over the limit", 100, 3600, 7200, switchCheck(100), true},
+		{"all mapped", 5, 0, 0, 5, false}, // switchCheck(5) = 5: nothing left to project
 	}
 	for _, tt := range tests {
-		g, ctx := newSwitchGuard(context.Background(), tt.n, time.Duration(tt.limit*1e9))
+		dots := func(dotCounts) time.Duration { return time.Duration(tt.dots * 1e9) }
+		g, ctx := newSwitchGuard(context.Background(), tt.n, time.Duration(tt.limit*1e9), dots)
 		for range tt.mapped {
-			g.done()
+			g.done(two)
 		}
 		if got := ctx.Err() != nil; got != tt.trips {
 			t.Errorf("%s: tripped %v, want %v", tt.name, got, tt.trips)
 		}
+		if got := g.switched() != nil; got != tt.trips {
+			t.Errorf("%s: switch %v, want %v", tt.name, got, tt.trips)
+		}
 		g.release()
 	}
 	var g *switchGuard
-	g.done() // a nil guard counts nothing
+	g.done(two) // a nil guard counts nothing
+}
+
+// TestSwitchGuardDotEstimate checks the estimate of the dot products'
+// counts from the first check vectors: where all of 10 of 100 graphs have
+// the same two features, the estimate is that all 100 have them, 200
+// non-zeros and Σ_f df_f² = 2·100² (by hand: Σ d(d−1) = 2·10·9 = 180 over
+// the sample, 200 + 100·99·180/(10·9) = 20000), and the merge joins of
+// all pairs like the sample's.
+func TestSwitchGuardDotEstimate(t *testing.T) {
+	var got dotCounts
+	dots := func(c dotCounts) time.Duration {
+		got = c
+		return 0
+	}
+	g, _ := newSwitchGuard(context.Background(), 100, time.Hour, dots)
+	defer g.release()
+	for range switchCheck(100) {
+		g.done(Vec{IDs: []uint32{0, 1}, Vals: []float64{1, 1}})
+	}
+	// Each pair's merge join takes two steps, both matches, without a
+	// turn: 2·100·99/2 steps off the diagonal and 200 on it.
+	want := dotCounts{nnz: 200, df2: 20000, steps: 2*100*99/2 + 200, turns: 0}
+	if switchCheck(100) != 10 || got != want {
+		t.Errorf("check %d: estimated %+v; want 10: %+v", switchCheck(100), got, want)
+	}
 }
 
 // fixedAdvisor is a kernel whose advice is given, recording the method
@@ -112,7 +145,7 @@ func (f *fixedAdvisor) Advise(ctx context.Context, gs []*graph.Graph, opt Advise
 // where the implicit one is predicted less than hedge times faster.
 type switchingAdvisor struct{ fixedAdvisor }
 
-func (s *switchingAdvisor) gramSwitching(ctx context.Context, gs []*graph.Graph, a *Advice) (*mat.SymDense, *Report, *Switch, error) {
+func (s *switchingAdvisor) gramSwitching(ctx context.Context, gs []*graph.Graph, a *Advice, c Costs) (*mat.SymDense, *Report, *Switch, error) {
 	K, rep, err := s.Gram(ctx, gs, Explicit)
 	return K, rep, nil, err
 }

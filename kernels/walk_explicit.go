@@ -670,7 +670,7 @@ func (b *walkMapper) finish() Vec {
 	var vec Vec
 	vec.IDs, vec.Vals = b.graphAcc().flush(nil, nil)
 	b.work.flushed(vec.Len())
-	b.k.guard.done()
+	b.k.guard.done(vec)
 	return vec
 }
 
