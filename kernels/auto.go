@@ -391,8 +391,14 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	// fixed that cell but broke one where the heavy graphs carry the
 	// explicit time (100 graphs, p_V 0.9, length 9: a median map of
 	// 0.24 ms, the largest 7 ms), on the grid of auto-vs-oracle 121 of 132
-	// cells right against 125.
-	if ep.cut && 2*ep.proxyCost() < left(impl.seconds) {
+	// cells right against 125. So is a lone map that predicts the
+	// explicit method slower: it may be one of the heaviest graphs too,
+	// and have taken most of the budget, so the proxies may take half the
+	// budget again (100 graphs of p_V 0.1 at length 9: a map of 7241
+	// non-zeros predicted 0.17 s for a 10 ms explicit run against the
+	// implicit 52 ms, and scaled by the proxies 73 ms, where auto hedges).
+	lone := ep.m == 1 && ep.predict(model, ip.labelWalks(k.Length)).seconds > impl.seconds
+	if (ep.cut || lone) && 2*ep.proxyCost() < max(left(impl.seconds), time.Duration(probeShare*impl.seconds/2*1e9)) {
 		if err := ep.computeProxies(ctx, ip.labelWalks(k.Length)); err != nil {
 			return nil, err
 		}

@@ -84,7 +84,9 @@ func TestAdviseRankingGrid(t *testing.T) {
 // makes the answer clear (Section 5.3): explicit maps win by far with
 // uniform labels (p_V = 0) and implicit computation with diverse labels
 // after Weisfeiler-Lehman refinement (Section 5.3.4), on the Dirac fast
-// paths and on the generic ones.
+// paths and on the generic ones, and in two heavy-tailed cells of the
+// auto-vs-oracle grid: the method auto runs first (Advice.First) must be
+// the faster.
 func TestAdviseRanking(t *testing.T) {
 	tests := []struct {
 		pv      float64
@@ -120,8 +122,13 @@ func TestAdviseRanking(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.Choice != tc.want {
-			t.Errorf("p_V=%v wl=%d generic=%v: advice %s, want %s\n%v", tc.pv, tc.wl, tc.generic, a.Choice, tc.want, a)
+		// What auto runs first: on a loaded machine the probes'
+		// budget affords fewer maps, and the first one may be the
+		// heavy graph of the p_V 0.1 cell (7241 non-zeros), which
+		// predicted 73 ms against the implicit 52 ms: auto hedges
+		// there and runs the explicit method.
+		if got := a.First(k); got != tc.want {
+			t.Errorf("p_V=%v wl=%d generic=%v: auto runs %s, want %s\n%v", tc.pv, tc.wl, tc.generic, got, tc.want, a)
 		}
 		t.Logf("p_V=%v wl=%d generic=%v: %v", tc.pv, tc.wl, tc.generic, a)
 	}
