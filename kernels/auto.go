@@ -1250,24 +1250,8 @@ func (p *explicitProbe) predict(m walkModel, labelWalks []float64) estimate {
 	if p.m > 1 {
 		sumP2 = pp / (mm * (mm - 1))
 	}
-	df2 := nnz + n*(n-1)*sumP2
-	products := (df2 + nnz) / 2
-	pairs := n * (n + 1) / 2
-	scheme := "merge joins"
-	// The rule of gramFromVecs.
-	if mergeCheaper(n, nnz, products) {
-		steps, turns := p.mergeWork()
-		ts = append(ts,
-			m.term(costExplicitMergeStep, steps, "merge steps"),
-			m.term(costExplicitMergeTurn, turns, "turns of merge steps"),
-			m.term(costExplicitMergePair, pairs, "pairs"))
-	} else {
-		scheme = "posting lists"
-		ts = append(ts,
-			m.term(costExplicitProduct, products, "posting products"),
-			m.term(costExplicitPosting, nnz, "postings"),
-			m.term(costExplicitPostingPair, pairs, "pairs"))
-	}
+	dots, scheme := dotTerms(m, n, nnz, nnz+n*(n-1)*sumP2, p.mergeWork)
+	ts = append(ts, dots...)
 	why := fmt.Sprintf("work counted on the maps of %d sample graphs (%.0f non-zeros each), %s; dot products by %s",
 		p.m, float64(p.nnz)/mm, how, scheme)
 	return newEstimate(ts, why)
@@ -1279,13 +1263,7 @@ func (p *explicitProbe) predict(m walkModel, labelWalks []float64) estimate {
 // so its cost is not the non-zeros alone.
 func (p *explicitProbe) mergeWork() (steps, turns float64) {
 	if p.merged.m != p.m {
-		var s, t int64
-		for i, a := range p.vecs {
-			for _, b := range p.vecs[:i] {
-				ds, dt := mergeCounts(a, b)
-				s, t = s+ds, t+dt
-			}
-		}
+		s, t := pairMerges(p.vecs)
 		p.merged.m, p.merged.steps, p.merged.turns = p.m, s, t
 	}
 	n, m := float64(len(p.gs)), float64(p.m)
@@ -1297,8 +1275,50 @@ func (p *explicitProbe) mergeWork() (steps, turns float64) {
 		// other.
 		return n*(n-1)*diag/n + diag, n * (n - 1) * diag / n / 2
 	}
+	return scaleMerges(n, m, p.merged.steps, p.merged.turns, diag)
+}
+
+// pairMerges sums the steps and turns of mergeCounts over the pairs of
+// vecs.
+func pairMerges(vecs []Vec) (steps, turns int64) {
+	for i, a := range vecs {
+		for _, b := range vecs[:i] {
+			ds, dt := mergeCounts(a, b)
+			steps, turns = steps+ds, turns+dt
+		}
+	}
+	return steps, turns
+}
+
+// scaleMerges scales the steps and turns of the merge joins of the pairs
+// of a sample of m of n vectors to all pairs i < j, and adds the diag
+// steps of the pairs i = j.
+func scaleMerges(n, m float64, steps, turns int64, diag float64) (float64, float64) {
 	off := n * (n - 1) / (m * (m - 1)) // sample pairs i < j to all pairs i < j
-	return off*float64(p.merged.steps) + diag, off * float64(p.merged.turns)
+	return off*float64(steps) + diag, off * float64(turns)
+}
+
+// dotTerms prices the dot products of n vectors with nnz non-zeros in all
+// and Σ_f df_f² = df2 by the scheme gramFromVecs will take, which it
+// returns too; merges gives the merge joins' steps and turns, and is
+// called only where that scheme is merge joins.
+func dotTerms(m walkModel, n, nnz, df2 float64, merges func() (steps, turns float64)) ([]CostTerm, string) {
+	products := (df2 + nnz) / 2
+	pairs := n * (n + 1) / 2
+	// The rule of gramFromVecs.
+	if mergeCheaper(n, nnz, products) {
+		steps, turns := merges()
+		return []CostTerm{
+			m.term(costExplicitMergeStep, steps, "merge steps"),
+			m.term(costExplicitMergeTurn, turns, "turns of merge steps"),
+			m.term(costExplicitMergePair, pairs, "pairs"),
+		}, "merge joins"
+	}
+	return []CostTerm{
+		m.term(costExplicitProduct, products, "posting products"),
+		m.term(costExplicitPosting, nnz, "postings"),
+		m.term(costExplicitPostingPair, pairs, "pairs"),
+	}, "posting lists"
 }
 
 // mergeCounts returns the steps of weightedDot's merge join of a and b and

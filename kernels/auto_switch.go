@@ -151,17 +151,9 @@ func (g *switchGuard) estimateDots() time.Duration {
 	c := dotCounts{nnz: float64(g.nnz) * n / m}
 	c.df2 = c.nnz + n*(n-1)*g.dd/(m*(m-1))
 	if mergeCheaper(n, c.nnz, (c.df2+c.nnz)/2) { // else no merge joins to count
-		var steps, turns int64
-		for i, a := range g.vecs {
-			for _, b := range g.vecs[:i] {
-				ds, dt := mergeCounts(a, b)
-				steps, turns = steps+ds, turns+dt
-			}
-		}
-		k := float64(len(g.vecs))
-		off := n * (n - 1) / (k * (k - 1))
-		c.steps = off*float64(steps) + c.nnz // a diagonal entry: a step per non-zero
-		c.turns = off * float64(turns)
+		steps, turns := pairMerges(g.vecs)
+		// A diagonal entry takes a step per non-zero.
+		c.steps, c.turns = scaleMerges(n, float64(len(g.vecs)), steps, turns, c.nnz)
 	}
 	return g.dots(c)
 }
@@ -263,18 +255,6 @@ func (k *Walk) gramSwitching(ctx context.Context, gs []*graph.Graph, a *Advice, 
 // dotSeconds prices the dot products of n graph vectors with counts c by
 // the scheme gramFromVecs takes, on one thread.
 func (m walkModel) dotSeconds(n float64, c dotCounts) float64 {
-	products := (c.df2 + c.nnz) / 2
-	pairs := n * (n + 1) / 2
-	if mergeCheaper(n, c.nnz, products) {
-		return sumTerms([]CostTerm{
-			m.term(costExplicitMergeStep, c.steps, ""),
-			m.term(costExplicitMergeTurn, c.turns, ""),
-			m.term(costExplicitMergePair, pairs, ""),
-		})
-	}
-	return sumTerms([]CostTerm{
-		m.term(costExplicitProduct, products, ""),
-		m.term(costExplicitPosting, c.nnz, ""),
-		m.term(costExplicitPostingPair, pairs, ""),
-	})
+	ts, _ := dotTerms(m, n, c.nnz, c.df2, func() (float64, float64) { return c.steps, c.turns })
+	return sumTerms(ts)
 }
