@@ -540,5 +540,5 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64
 	transient := 4 * largest * largest
 	vb := nonzeroBytes*nnz + vecBytes*float64(n)
 	phi := vb + perFeat*dim + transient
-	return int64(gcHeadroom * max(phi, dotBytes(vb, nnz, dim)))
+	return int64(gcHeadroom * max(phi, dotBytes(vb, nnz, dim, 1)))
 }

@@ -35,46 +35,61 @@ func randomVecs(r *rand.Rand, n, dim int, p float64) []Vec {
 // TestGramSchemesAgree checks that the merge joins and the blocked posting
 // lists give the same matrix to the bit, with and without weights, for any
 // number of threads and any budget: down to one posting, which puts every
-// graph in a block of its own, and up to all vectors in one block.
+// graph in a block of its own, and up to all vectors in one block. The
+// large vectors hold more postings than parallelBuildMin, so that their
+// larger blocks are built in parallel on more than one thread.
 func TestGramSchemesAgree(t *testing.T) {
-	r := rand.New(rand.NewPCG(13, 14))
-	const n, dim = 40, 300
-	vecs := randomVecs(r, n, dim, 0.1)
-	weights := make([]float64, dim)
-	for i := range weights {
-		weights[i] = r.Float64()
-	}
-	var nnz int
-	for _, v := range vecs {
-		nnz += v.Len()
-	}
-	budgets := []int{
-		postingBytes,           // one graph per block
-		50 * postingBytes,      // a few graphs per block
-		nnz / 3 * postingBytes, // three blocks
-		nnz * postingBytes,     // one block
-		gramBlockBytes,         // the default: one block
-	}
-	ctx := context.Background()
-	for _, w := range [][]float64{nil, weights} {
-		want, err := gramMerge(ctx, vecs, w, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, threads := range []int{1, 2, 3} {
-			got, err := gramMerge(ctx, vecs, w, threads)
-			if err != nil {
-				t.Fatal(err)
+	for _, tt := range []struct {
+		name   string
+		n, dim int
+		p      float64
+	}{
+		{"small", 40, 300, 0.1},
+		{"large", 60, 12000, 0.35},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(13, 14))
+			vecs := randomVecs(r, tt.n, tt.dim, tt.p)
+			weights := make([]float64, tt.dim)
+			for i := range weights {
+				weights[i] = r.Float64()
 			}
-			requireEqual(t, fmt.Sprintf("merge, weights %t, threads %d", w != nil, threads), want, got)
-			for _, budget := range budgets {
-				got, err := gramBlocked(ctx, vecs, w, make([]int32, dim), budget, threads)
+			var nnz int
+			for _, v := range vecs {
+				nnz += v.Len()
+			}
+			if tt.name == "large" && nnz < 3*parallelBuildMin {
+				t.Fatalf("%d postings, want at least %d", nnz, 3*parallelBuildMin)
+			}
+			budgets := []int{
+				postingBytes,           // one graph per block
+				50 * postingBytes,      // a few graphs per block
+				nnz / 3 * postingBytes, // three blocks
+				nnz * postingBytes,     // one block
+				gramBlockBytes,         // the default: one block
+			}
+			ctx := context.Background()
+			for _, w := range [][]float64{nil, weights} {
+				want, err := gramMerge(ctx, vecs, w, 1)
 				if err != nil {
 					t.Fatal(err)
 				}
-				requireEqual(t, fmt.Sprintf("budget %d, weights %t, threads %d", budget, w != nil, threads), want, got)
+				for _, threads := range []int{1, 2, 3} {
+					got, err := gramMerge(ctx, vecs, w, threads)
+					if err != nil {
+						t.Fatal(err)
+					}
+					requireEqual(t, fmt.Sprintf("merge, weights %t, threads %d", w != nil, threads), want, got)
+					for _, budget := range budgets {
+						got, err := gramBlocked(ctx, vecs, w, make([]int32, tt.dim), budget, threads)
+						if err != nil {
+							t.Fatal(err)
+						}
+						requireEqual(t, fmt.Sprintf("budget %d, weights %t, threads %d", budget, w != nil, threads), want, got)
+					}
+				}
 			}
-		}
+		})
 	}
 }
 

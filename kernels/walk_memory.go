@@ -198,10 +198,12 @@ func sampleFeatures(vecs []Vec) (distinct, once float64) {
 }
 
 // dotBytes returns the data live while gramFromVecs multiplies nnz
-// non-zeros with dim ids: the vectors, the document frequencies (reused
-// as the posting lists' index) and the posting lists of one block.
-func dotBytes(vecs, nnz, dim float64) float64 {
-	return vecs + 4*dim + min(gramBlockBytes, postingBytes*nnz)
+// non-zeros with dim ids on threads: the vectors, the document
+// frequencies (reused as the posting lists' index), the posting lists of
+// one block and, on threads > 1, the cursors of the parallel build's other
+// parts (see postingScratch.build), an index each.
+func dotBytes(vecs, nnz, dim float64, threads int) float64 {
+	return vecs + 4*dim*float64(max(threads, 1)) + min(gramBlockBytes, postingBytes*nnz)
 }
 
 // EstimateBytes implements MemoryEstimator for the explicit method; the
@@ -326,7 +328,7 @@ func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs float64) float64 {
 		perSeq = internBytes + sharedBytes + (threads+1)*accs*accBytes + (threads-1)*postingIndexBytes
 	}
 	phi := vb + perSeq*seqs
-	return gcHeadroom * max(phi, dotBytes(vb, nnz, seqs))
+	return gcHeadroom * max(phi, dotBytes(vb, nnz, seqs, min(threadsOr(k.Threads), n)))
 }
 
 // walks returns the number of walks in g of length l, or of every length
