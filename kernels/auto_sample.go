@@ -181,9 +181,13 @@ func sampleGram(ctx context.Context, k Kernel, sub []*graph.Graph, m Method, spl
 
 // Advise implements Advisor for the shortest-path kernel by sampling (see
 // adviseBySampling): the implicit method's cost depends on how many paths
-// share their endpoint labels and lengths, which a sample measures.
+// share their endpoint labels and lengths, which a sample measures. The
+// probes run on one thread, as the walk kernel's do: both methods spread
+// over threads alike, so the ranking holds for any number.
 func (k *ShortestPath) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
-	return adviseBySampling(ctx, k, gs, opt)
+	seq := *k
+	seq.Threads = 1
+	return adviseBySampling(ctx, &seq, gs, opt)
 }
 
 // Advise implements Advisor for the graph invariant kernel by sampling
@@ -191,12 +195,16 @@ func (k *ShortestPath) Advise(ctx context.Context, gs []*graph.Graph, opt Advise
 // iterations and the implicit one with the vertex pairs, which a sample
 // measures.
 func (k *GraphInvariant) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
-	return adviseBySampling(ctx, k, gs, opt)
+	seq := *k
+	seq.Threads = 1
+	return adviseBySampling(ctx, &seq, gs, opt)
 }
 
 // Advise implements Advisor for the GraphHopper kernel by sampling (see
 // adviseBySampling): both methods compute the same hop matrices, per
 // graph, and differ in their pairs, which a sample measures.
 func (k *GraphHopper) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
-	return adviseBySampling(ctx, k, gs, opt)
+	seq := *k
+	seq.Threads = 1
+	return adviseBySampling(ctx, &seq, gs, opt)
 }

@@ -58,7 +58,7 @@ func registry() map[string]factory {
 				{Name: "max", Default: "false", Doc: "true: Max-l-walk kernel, the sum over lengths 0..l"},
 				{Name: "lambda", Default: "1", Doc: "weight base of the Max-l-walk kernel: lambda_i = lambda^i, > 0"},
 				{Name: "wl", Default: "0", Doc: "Weisfeiler-Lehman iterations applied to the vertex labels first, >= 0"},
-				{Name: "threads", Default: "1", Doc: "goroutines of the implicit pairs and the explicit dot products; the matrix is the same for any number"},
+				threadsParamDoc(),
 			},
 			build: newWalkFromParams,
 		},
@@ -72,26 +72,28 @@ func registry() map[string]factory {
 		},
 		"sp": {
 			doc:    "shortest-path kernel, Dirac on path lengths, and on endpoint labels or a kernel on endpoint attributes (Sections 4.3, 5.2)",
-			params: attrParamDocs("dirac"),
+			params: append(attrParamDocs("dirac"), threadsParamDoc()),
 			build:  newSPFromParams,
 		},
 		"gi": {
 			doc:    "graph invariant kernel: WL weights on the unlabelled structure times an attribute kernel (Section 4.1.1)",
-			params: append([]ParamDoc{{Name: "h", Default: "3", Doc: "Weisfeiler-Lehman iterations, 0..20"}}, attrParamDocs("hat")...),
+			params: append(append([]ParamDoc{{Name: "h", Default: "3", Doc: "Weisfeiler-Lehman iterations, 0..20"}}, attrParamDocs("hat")...), threadsParamDoc()),
 			build:  newGIFromParams,
 		},
 		"gh": {
 			doc:    "GraphHopper kernel: shortest-path hop matrices times an attribute kernel (Section 4.1.1)",
-			params: attrParamDocs("hat"),
+			params: append(attrParamDocs("hat"), threadsParamDoc()),
 			build:  newGHFromParams,
 		},
 		"graphlet": {
-			doc:   "graphlet kernel on connected induced 3-vertex subgraphs with vertex and edge labels (Section 5.4.1); explicit only",
-			build: newGraphletFromParams,
+			doc:    "graphlet kernel on connected induced 3-vertex subgraphs with vertex and edge labels (Section 5.4.1); explicit only",
+			params: []ParamDoc{threadsParamDoc()},
+			build:  newGraphletFromParams,
 		},
 		"csm": {
-			doc:   "connected subgraph matching kernel on 3-vertex subgraphs, Dirac kernels, no automorphism weighting (Sections 4.4, 5.4): implicit on association graphs, or explicit as graphlet counts weighted by their automorphisms, the same matrix",
-			build: newCSMFromParams,
+			doc:    "connected subgraph matching kernel on 3-vertex subgraphs, Dirac kernels, no automorphism weighting (Sections 4.4, 5.4): implicit on association graphs, or explicit as graphlet counts weighted by their automorphisms, the same matrix",
+			params: []ParamDoc{threadsParamDoc()},
+			build:  newCSMFromParams,
 		},
 	}
 }
@@ -206,6 +208,12 @@ func (r *paramReader) floatAbove(key string, def, lo float64) float64 {
 	return v
 }
 
+// threadsParamDoc documents the threads parameter of every kernel that
+// has one.
+func threadsParamDoc() ParamDoc {
+	return ParamDoc{Name: "threads", Default: "1", Doc: "goroutines of the explicit maps and dot products and of the implicit pairs; the matrix is the same for any number"}
+}
+
 // attrParamDocs documents the attribute-kernel parameters of the kernels for
 // attributed graphs, with the given default vertex kernel.
 func attrParamDocs(def string) []ParamDoc {
@@ -239,19 +247,39 @@ func (r *paramReader) attrKernel(def string) *AttrKernel {
 func newSPFromParams(p Params) (Kernel, error) {
 	r := &paramReader{kernel: "sp", p: p}
 	a := r.attrKernel("dirac")
+	threads := r.int("threads", 1, 1, 1024, false)
 	if r.err != nil {
 		return nil, r.err
 	}
 	if a.Kind == "dirac" {
-		return &ShortestPath{}, nil
+		return &ShortestPath{Threads: threads}, nil
 	}
-	return &ShortestPath{Attr: a}, nil
+	return &ShortestPath{Attr: a, Threads: threads}, nil
 }
 
 func newGIFromParams(p Params) (Kernel, error) {
 	r := &paramReader{kernel: "gi", p: p}
 	k := &GraphInvariant{H: r.int("h", 3, 0, 20, false)}
 	k.Attr = *r.attrKernel("hat")
+	k.Threads = r.int("threads", 1, 1, 1024, false)
+	if r.err != nil {
+		return nil, r.err
+	}
+	return k, nil
+}
+
+func newGraphletFromParams(p Params) (Kernel, error) {
+	r := &paramReader{kernel: "graphlet", p: p}
+	k := &Graphlet{Threads: r.int("threads", 1, 1, 1024, false)}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return k, nil
+}
+
+func newCSMFromParams(p Params) (Kernel, error) {
+	r := &paramReader{kernel: "csm", p: p}
+	k := &SubgraphMatching{Threads: r.int("threads", 1, 1, 1024, false)}
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -261,6 +289,7 @@ func newGIFromParams(p Params) (Kernel, error) {
 func newGHFromParams(p Params) (Kernel, error) {
 	r := &paramReader{kernel: "gh", p: p}
 	k := &GraphHopper{Attr: *r.attrKernel("hat")}
+	k.Threads = r.int("threads", 1, 1, 1024, false)
 	if r.err != nil {
 		return nil, r.err
 	}

@@ -39,6 +39,10 @@ type ShortestPath struct {
 	// attributes (Section 5.2), scaled to [0, 1] first: exact for the
 	// implicit method, approximated by random binning for the explicit one.
 	Attr *AttrKernel
+	// Threads is the number of goroutines of the explicit maps and dot
+	// products and of the implicit pairs: 0 or 1 is one, a negative
+	// number every core. The matrix is the same for any number.
+	Threads int
 }
 
 // Name implements Kernel.

@@ -23,9 +23,12 @@ import (
 // vertices and two directions. Wedges and triangles are enumerated from
 // each centre vertex's pairs of neighbours, so a graph costs O(Σ deg²·log deg)
 // (the logarithm for the adjacency test), never O(n³).
-type Graphlet struct{}
-
-func newGraphletFromParams(Params) (Kernel, error) { return &Graphlet{}, nil }
+type Graphlet struct {
+	// Threads is the number of goroutines of the maps and dot products:
+	// 0 or 1 is one, a negative number every core. The matrix is the
+	// same for any number.
+	Threads int
+}
 
 // Name implements Kernel.
 func (k *Graphlet) Name() string { return "graphlet" }
@@ -253,9 +256,12 @@ func graphletGram(ctx context.Context, gs []*graph.Graph, byAut bool) (*mat.SymD
 // kernel's count vectors with each pattern weighted by its automorphisms.
 // Counts, weights and their products are integers, so both methods give
 // the same matrix exactly (below 2^53).
-type SubgraphMatching struct{}
-
-func newCSMFromParams(Params) (Kernel, error) { return &SubgraphMatching{}, nil }
+type SubgraphMatching struct {
+	// Threads is the number of goroutines of the explicit maps and dot
+	// products and of the implicit pairs: 0 or 1 is one, a negative
+	// number every core. The matrix is the same for any number.
+	Threads int
+}
 
 // Name implements Kernel.
 func (k *SubgraphMatching) Name() string { return "csm" }

@@ -158,6 +158,10 @@ type GraphInvariant struct {
 	H int
 	// Attr is the vertex kernel on attributes.
 	Attr AttrKernel
+	// Threads is the number of goroutines of the explicit maps and dot
+	// products and of the implicit pairs: 0 or 1 is one, a negative
+	// number every core. The matrix is the same for any number.
+	Threads int
 }
 
 // Name implements Kernel.
@@ -273,6 +277,10 @@ func (k *GraphInvariant) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int
 type GraphHopper struct {
 	// Attr is the vertex kernel on attributes.
 	Attr AttrKernel
+	// Threads is the number of goroutines of the explicit maps and dot
+	// products and of the implicit pairs: 0 or 1 is one, a negative
+	// number every core. The matrix is the same for any number.
+	Threads int
 }
 
 // Name implements Kernel.
