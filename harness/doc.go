@@ -104,7 +104,7 @@
 //	graphs            number of graphs of the data set (0 if it failed)
 //	kernel            kernel name
 //	params            every kernel parameter, sorted key=value pairs
-//	method            explicit or implicit
+//	method            explicit, implicit or auto
 //	rep               repetition, 1-based; warm-up runs are not recorded
 //	threads           threads the kernel was allowed
 //	status            ok; timeout (time limit hit: the paper's ">24h");
@@ -136,6 +136,12 @@
 //	                  which includes garbage not yet swept)
 //	started           when the run started, RFC 3339 UTC
 //	host              host name of the machine
+//	ran               the method that computed the matrix, or was
+//	                  computing it when the run ended: method, or for auto
+//	                  the one it ran, implicit where it switched; empty
+//	                  where auto failed before it chose
+//	switched          true where auto switched from the explicit method
+//	                  to the implicit one during the run
 //
 // Phase and cost columns the kernel does not report are 0. For timeout and
 // oom rows t_total and t_wall hold the time until the run stopped.

@@ -99,6 +99,11 @@ type outcome struct {
 	peak        uint64
 	// note says what the automatic method chose.
 	note string
+	// ran is the method that computed the matrix, or was computing it
+	// when the run ended; switched says the automatic method switched
+	// to it from the explicit one.
+	ran      kernels.Method
+	switched bool
 	// estimate is the kernel's memory estimate when it was refused
 	// before running because the estimate exceeded the limit.
 	estimate int64
@@ -146,8 +151,18 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 	}
 	w := watchHeap(cancelMem, lim.Memory, every)
 
-	rep, note, err := safeGram(runCtx, k, gs, m, costs)
-	out.note = note
+	rep, a, err := safeGram(runCtx, k, gs, m, costs)
+	out.ran = m
+	if m == kernels.Auto {
+		out.ran = ""
+		if a != nil {
+			out.note = autoNote(a)
+			out.ran, out.switched = a.Run, a.Switch != nil
+			if out.switched {
+				out.ran = kernels.Implicit
+			}
+		}
+	}
 	end := time.Now()
 	out.wall = end.Sub(start)
 	cause := context.Cause(runCtx)
@@ -176,8 +191,9 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 
 // safeGram calls k.Gram and turns a panic into an error, so that one
 // broken cell is an error row instead of the end of a long run. The
-// automatic method asks the kernel's advice with costs first.
-func safeGram(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method, costs kernels.Costs) (rep *kernels.Report, note string, err error) {
+// automatic method asks the kernel's advice with costs first, and returns
+// it, if it got that far.
+func safeGram(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method, costs kernels.Costs) (rep *kernels.Report, a *kernels.Advice, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("kernel %s panicked: %v", k.Name(), v)
@@ -185,20 +201,22 @@ func safeGram(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernel
 	}()
 	if m == kernels.Auto {
 		// The probes are part of the automatic method's time.
-		_, rep, a, err := kernels.GramAuto(ctx, k, gs, kernels.AdviseOptions{Seed: 1, Costs: costs})
-		if a != nil {
-			// The method auto ran, which may be the explicit one
-			// where the implicit is predicted a little faster.
-			note = fmt.Sprintf("auto chose %s (predicted explicit %.3gs, implicit %.3gs; probes %.3gs)",
-				a.Run, a.Explicit.Seconds, a.Implicit.Seconds, a.Probe.Seconds())
-			if a.Switch != nil {
-				note += ", then " + a.Switch.String()
-			}
-		}
-		return rep, note, err
+		_, rep, a, err = kernels.GramAuto(ctx, k, gs, kernels.AdviseOptions{Seed: 1, Costs: costs})
+		return rep, a, err
 	}
 	_, rep, err = k.Gram(ctx, gs, m)
-	return rep, note, err
+	return rep, nil, err
+}
+
+// autoNote says what the automatic method ran, which may be the explicit
+// one where the implicit is predicted a little faster, and why.
+func autoNote(a *kernels.Advice) string {
+	note := fmt.Sprintf("auto chose %s (predicted explicit %.3gs, implicit %.3gs; probes %.3gs)",
+		a.Run, a.Explicit.Seconds, a.Implicit.Seconds, a.Probe.Seconds())
+	if a.Switch != nil {
+		note += ", then " + a.Switch.String()
+	}
+	return note
 }
 
 // oneLine keeps a message on one line, for logs and CSV cells.

@@ -367,6 +367,7 @@ func (cr *cellRun) method(ctx context.Context, m kernels.Method) error {
 			r.ProductVertices, r.ProductEdges, r.Pairs = rp.ProductVertices, rp.ProductEdges, rp.Pairs
 			r.Comparisons = rp.Comparisons
 		}
+		r.Ran, r.Switched = string(o.ran), o.switched
 		if o.note != "" {
 			r.Note = joinNotes(r.Note, o.note)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/graph/graphtest"
 	"github.com/gkbench/gkbench/kernels"
 )
 
@@ -177,6 +179,11 @@ func TestRunAndResume(t *testing.T) {
 	dir := res.Dir
 	rows := readRows(t, dir)
 	checkRows(t, p, dir, rows)
+	for _, row := range rows {
+		if row.Ran != row.Method || row.Switched {
+			t.Errorf("row %v: ran %q, switched %t; want its method", row.key(), row.Ran, row.Switched)
+		}
+	}
 	// 24 runs, each one Gram call; 2 data sets (the sizes), each loaded
 	// once for its 3 cells.
 	if fk.total() != 24 || fd.loads != 2 {
@@ -553,5 +560,41 @@ func TestMemoryEstimateRefused(t *testing.T) {
 	}
 	if len(f.calls) != 0 {
 		t.Errorf("the kernel ran: %v", f.calls)
+	}
+}
+
+// TestRanColumn checks the ran and switched columns: the method itself
+// for explicit and implicit runs, and for auto the method the advice ran,
+// which on the walk kernel at length 1 on small random graphs is one of
+// the two, without a switch: the guard waits for max(8, n/10) maps, more
+// than the 6 graphs have.
+func TestRanColumn(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	gs := make([]*graph.Graph, 6)
+	for i := range gs {
+		gs[i] = graphtest.Random(r, 8, 0.3, 2, 1)
+	}
+	k, err := kernels.New("walk", kernels.Params{"length": "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []kernels.Method{kernels.Explicit, kernels.Implicit, kernels.Auto} {
+		out := runOnce(context.Background(), k, gs, m, Limits{}, 0, nil)
+		if out.status != StatusOK {
+			t.Fatalf("%s: status %q", m, out.status)
+		}
+		want := m
+		if m == kernels.Auto {
+			if !strings.HasPrefix(out.note, "auto chose "+string(out.ran)+" ") {
+				t.Errorf("auto ran %q, note %q", out.ran, out.note)
+			}
+			want = out.ran
+			if want != kernels.Explicit && want != kernels.Implicit {
+				t.Errorf("auto ran %q", out.ran)
+			}
+		}
+		if out.ran != want || out.switched {
+			t.Errorf("%s: ran %q, switched %t; want %s, false", m, out.ran, out.switched, want)
+		}
 	}
 }

@@ -57,6 +57,13 @@ type Row struct {
 
 	Started time.Time `json:"started"`
 	Host    string    `json:"host"`
+
+	// Ran and Switched say which method computed the matrix: method,
+	// or for auto the one it ran, implicit where it switched from the
+	// explicit one. They are the last columns, so that those before keep
+	// their places.
+	Ran      string `json:"ran"`
+	Switched bool   `json:"switched"`
 }
 
 // The statuses of a row, besides "error: ..." for failures.
@@ -82,7 +89,7 @@ func fixedColumns() []string {
 	return []string{"cell_index", "cell", "data", "graphs", "kernel", "params", "method", "rep", "threads",
 		"status", "note", "t_total", "t_wall", "t_prep", "t_phi", "t_dot", "t_wdpg", "t_walks",
 		"feature_nnz", "max_feature_nnz", "features", "product_vertices", "product_edges", "pairs", "comparisons",
-		"heap_base_bytes", "peak_heap_bytes", "started", "host"}
+		"heap_base_bytes", "peak_heap_bytes", "started", "host", "ran", "switched"}
 }
 
 // csvHeader returns the header of cells.csv for the given axes.
@@ -108,7 +115,7 @@ func (r *Row) csvRecord(axes []string) []string {
 		i64(r.FeatureNNZ), i64(r.MaxFeatureNNZ), i64(r.Features), i64(r.ProductVertices),
 		i64(r.ProductEdges), i64(r.Pairs), i64(r.Comparisons),
 		strconv.FormatUint(r.HeapBase, 10), strconv.FormatUint(r.PeakHeap, 10),
-		r.Started.UTC().Format(time.RFC3339Nano), r.Host)
+		r.Started.UTC().Format(time.RFC3339Nano), r.Host, r.Ran, strconv.FormatBool(r.Switched))
 }
 
 // Meta is meta.json: what produced a results folder.

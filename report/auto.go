@@ -118,15 +118,14 @@ func SummarizeAuto(rows []harness.Row) AutoSummary {
 		if r.Method == "auto" {
 			// An explicit run that switched to the implicit method
 			// ended on the implicit one, with the time of both.
-			switch {
-			case strings.Contains(r.Note, "switched to implicit"):
-				c.chose["implicit"]++
-				c.switched = true
-			case strings.Contains(r.Note, "auto chose explicit"):
-				c.chose["explicit"]++
-			case strings.Contains(r.Note, "auto chose implicit"):
-				c.chose["implicit"]++
+			ran, switched := r.Ran, r.Switched
+			if ran == "" {
+				ran, switched = ranFromNote(r.Note)
 			}
+			if ran != "" {
+				c.chose[ran]++
+			}
+			c.switched = c.switched || switched
 		}
 	}
 	var s AutoSummary
@@ -190,4 +189,19 @@ func (s AutoSummary) String() string {
 		text += fmt.Sprintf(" (in %d of the cells a method hit the time limit: the one that finished is the oracle)", s.Limited)
 	}
 	return text
+}
+
+// ranFromNote reads the method an auto row ran from its note, for the
+// rows of results folders written before the ran column: "" if the note
+// does not say.
+func ranFromNote(note string) (ran string, switched bool) {
+	switch {
+	case strings.Contains(note, "switched to implicit"):
+		return "implicit", true
+	case strings.Contains(note, "auto chose explicit"):
+		return "explicit", false
+	case strings.Contains(note, "auto chose implicit"):
+		return "implicit", false
+	}
+	return "", false
 }

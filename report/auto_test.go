@@ -12,6 +12,10 @@ func TestSummarizeAutoLimits(t *testing.T) {
 	row := func(cell, method, status string, total float64, note string) harness.Row {
 		return harness.Row{Cell: cell, Method: method, Status: status, Total: total, Note: note}
 	}
+	ran := func(r harness.Row, method string, switched bool) harness.Row {
+		r.Ran, r.Switched = method, switched
+		return r
+	}
 	ok, over := harness.StatusOK, harness.StatusTimeout
 	tests := []struct {
 		name string
@@ -55,6 +59,23 @@ func TestSummarizeAutoLimits(t *testing.T) {
 			row("E", "auto", ok, 1.2, "auto chose explicit (...), then switched to implicit after 0.2s: ..."),
 		},
 		want: AutoSummary{Cells: 1, Picked: 1, Auto: 1.2, Oracle: 1, Worst: 1.2, WorstCell: "E", Switched: 1},
+	}, {
+		// Rows with the ran and switched columns go by them, whatever
+		// the note says.
+		name: "the ran column over the note",
+		rows: []harness.Row{
+			row("F", "explicit", ok, 3, ""), row("F", "implicit", ok, 1, ""),
+			ran(row("F", "auto", ok, 1.2, "auto chose explicit (...)"), "implicit", true),
+			ran(row("F", "auto", ok, 1.4, ""), "implicit", false),
+		},
+		want: AutoSummary{Cells: 1, Picked: 1, Auto: 1.3, Oracle: 1, Worst: 1.3, WorstCell: "F", Switched: 1},
+	}, {
+		name: "the ran column, explicit",
+		rows: []harness.Row{
+			row("G", "explicit", ok, 3, ""), row("G", "implicit", ok, 1, ""),
+			ran(row("G", "auto", ok, 3.1, "auto chose implicit (...)"), "explicit", false),
+		},
+		want: AutoSummary{Cells: 1, Picked: 0, Auto: 3.1, Oracle: 1, Worst: 3.1, WorstCell: "G"},
 	}}
 	for _, tc := range tests {
 		got := SummarizeAuto(tc.rows)
