@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -112,16 +113,41 @@ func graphletVectors(t *testing.T, gs []*graph.Graph, threads int) ([]Vec, []int
 	return vecs, aut
 }
 
-// TestSubgraphThreadsCancel checks that a cancelled context stops the
-// parallel maps and pairs with its error.
-func TestSubgraphThreadsCancel(t *testing.T) {
+// TestSubgraphThreadsErrors checks that a cancelled context stops the
+// parallel maps and pairs with its error, and that the parallel map
+// reports the first graph with a label too large for the packed keys, as
+// the sequential map does, though a worker may meet a later one first.
+func TestSubgraphThreadsErrors(t *testing.T) {
 	gs := graphtest.Dataset(t, "MUTAG").Graphs[:20]
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, k := range []Kernel{&Graphlet{Threads: 2}, &SubgraphMatching{Threads: 2}} {
 		for _, m := range k.Methods() {
-			if _, _, err := k.Gram(ctx, gs, m); err == nil {
-				t.Errorf("%s %s: no error after cancel", k.Name(), m)
+			if _, _, err := k.Gram(ctx, gs, m); !errors.Is(err, context.Canceled) {
+				t.Errorf("%s %s: err = %v after cancel, want context.Canceled", k.Name(), m, err)
+			}
+		}
+	}
+	// Graphs 5 to 19 have bad labels, each its own, so that an error
+	// from any but graph 5 shows. Whether a worker meets a later one
+	// first is up to the scheduler: this fails for sure only if the
+	// parallel map misses bad labels or reports them differently.
+	bad := slices.Clone(gs)
+	for i := 5; i < len(bad); i++ {
+		g := *bad[i]
+		g.Labels = slices.Clone(g.Labels)
+		g.Labels[0] = 1<<glLabelBits + int32(i)
+		bad[i] = &g
+	}
+	_, _, want := (&Graphlet{}).FeatureVectors(context.Background(), bad)
+	if want == nil {
+		t.Fatal("sequential map: no error on a bad label")
+	}
+	for _, th := range []int{2, 3} {
+		for range 20 {
+			_, _, err := (&Graphlet{Threads: th}).FeatureVectors(context.Background(), bad)
+			if err == nil || err.Error() != want.Error() {
+				t.Fatalf("threads=%d: err = %v, want %v", th, err, want)
 			}
 		}
 	}
