@@ -154,6 +154,11 @@ func (m csmModel) implicitTerms(w assocWork) []CostTerm {
 // graphs); when the implicit prediction is outside these bounds they
 // decide without the triple probe, and otherwise the faster method takes
 // at least the lower bound, which bounds the triple probe's budget.
+//
+// The probes run on one thread whatever k.Threads is, and nothing they
+// share with Gram reads it: the constants are single-thread costs, and
+// since both methods spread over threads alike, the ranking holds for any
+// number.
 func (k *SubgraphMatching) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
 	n := len(gs)
 	if n == 0 {
@@ -725,6 +730,7 @@ func calibrateCSM(ctx context.Context, d csmDesign) (Costs, error) {
 		}
 		var nnz float64
 		took, err := fastest(d.reps, func() error {
+			// A Graphlet without Threads maps on one thread.
 			vecs, _, err := (&Graphlet{}).FeatureVectors(ctx, gs)
 			nnz = 0
 			for _, v := range vecs {
@@ -824,7 +830,8 @@ func calibrateCSM(ctx context.Context, d csmDesign) (Costs, error) {
 		var rep *Report
 		took, err := fastest(d.reps, func() error {
 			var err error
-			_, rep, err = (&SubgraphMatching{}).implicit(ctx, gs)
+			// One thread: the constants are single-thread costs.
+			_, rep, err = (&SubgraphMatching{}).implicit(ctx, gs, 1)
 			return err
 		})
 		if err != nil {
