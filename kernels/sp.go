@@ -81,7 +81,7 @@ func (k *ShortestPath) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*
 		rep.TPhi = time.Since(t)
 		noteVecs(rep, vecs)
 		t = time.Now()
-		K, err := gramFromVecs(ctx, vecs, nil, 1)
+		K, err := gramFromVecs(ctx, vecs, nil, threadsOr(k.Threads))
 		rep.TDot = time.Since(t)
 		return K, rep, err
 	case Implicit:
@@ -104,7 +104,13 @@ func noteVecs(rep *Report, vecs []Vec) {
 func (k *ShortestPath) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([]Vec, error) {
 	vecs := make([]Vec, len(gs))
 	var acc accumulator
+	threads := threadsOr(k.Threads)
 	if k.Attr == nil && isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
+		if threads > 1 && len(gs) > 1 {
+			// The label keys are those of Dirac's vertex features.
+			vecs, _, err := spParallelVectors(ctx, gs, Dirac{}, threads)
+			return vecs, err
+		}
 		// Key: label(u)<<40 | label(v)<<16 | d.
 		ids := make(map[uint64]uint32)
 		for i, g := range gs {
@@ -146,6 +152,11 @@ func (k *ShortestPath) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([
 	if !ok {
 		return nil, fmt.Errorf("sp kernel: vertex kernel %T has no explicit feature map", k.Vertex)
 	}
+	if threads > 1 && len(gs) > 1 {
+		if vecs, ok, err := spParallelVectors(ctx, gs, vm, threads); ok || err != nil {
+			return vecs, err
+		}
+	}
 	ids := make(map[[3]uint64]uint32)
 	var fu, fv []Feature
 	for i, g := range gs {
@@ -181,6 +192,107 @@ func (k *ShortestPath) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([
 		vecs[i].IDs, vecs[i].Vals = acc.flush(nil, nil)
 	}
 	return vecs, nil
+}
+
+// spLocal is one graph's explicit vector before its ids are numbered: the
+// distinct keys in the order in which the sequential map meets them, and
+// the sum of each.
+type spLocal struct {
+	keys []uint64
+	vals []float64
+}
+
+// spParallelVectors computes the vectors of FeatureVectors, under vertex
+// map vm, on threads goroutines, with the ids and values of the sequential
+// map. The vertex features come first, in graph order, since a map such as
+// Binning numbers its features as it meets them; they are cheap. Then, in
+// parallel, each graph's distances and triples are counted into a vector
+// of its own, keyed by the packed key a<<40 | b<<16 | d of the label path;
+// that is the expensive part. Last, the keys are numbered by one interner
+// in graph order and first-met order, which gives every triple the id the
+// sequential map gives it, while its sum is made of the same additions in
+// the same order. ok is false, and vm has numbered the vertex features of
+// gs, when a feature id does not fit in the 24 bits of a packed key.
+func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, threads int) (vecs []Vec, ok bool, err error) {
+	feats := make([][]Feature, len(gs))
+	offs := make([][]int32, len(gs))
+	for i, g := range gs {
+		off := make([]int32, g.N()+1)
+		var f []Feature
+		for u := range g.N() {
+			f = vm.VertexFeatures(f, g, u)
+			off[u+1] = int32(len(f))
+		}
+		for _, a := range f {
+			if a.ID >= 1<<24 {
+				return nil, false, nil
+			}
+		}
+		feats[i], offs[i] = f, off
+	}
+	locals := make([]spLocal, len(gs))
+	slots := make([]map[uint64]int32, threads)
+	for w := range slots {
+		slots[w] = make(map[uint64]int32)
+	}
+	err = forRows(ctx, len(gs), threads, func(w, i int) error {
+		locals[i] = spLocalVector(gs[i], feats[i], offs[i], slots[w])
+		return nil
+	})
+	if err != nil {
+		return nil, true, err
+	}
+	vecs = make([]Vec, len(gs))
+	ids := make(map[uint64]uint32)
+	var acc accumulator
+	for i := range locals {
+		l := &locals[i]
+		for s, key := range l.keys {
+			id, ok := ids[key]
+			if !ok {
+				id = uint32(len(ids))
+				ids[key] = id
+			}
+			acc.add(id, l.vals[s])
+		}
+		vecs[i].IDs, vecs[i].Vals = acc.flush(nil, nil)
+		*l = spLocal{}
+	}
+	return vecs, true, nil
+}
+
+// spLocalVector counts the triples of g, whose vertex u has the features
+// f[off[u]:off[u+1]], into a vector of keys in first-met order; slot is
+// scratch, the keys' positions.
+func spLocalVector(g *graph.Graph, f []Feature, off []int32, slot map[uint64]int32) spLocal {
+	clear(slot)
+	var l spLocal
+	n := g.N()
+	d := graph.Distances(g)
+	for u := 0; u < n; u++ {
+		fu := f[off[u]:off[u+1]]
+		for v, duv := range d[u*n : (u+1)*n] {
+			if duv <= 0 {
+				continue
+			}
+			fv := f[off[v]:off[v+1]]
+			for _, a := range fu {
+				ka := a.ID<<40 | uint64(duv)
+				for _, b := range fv {
+					key := ka | b.ID<<16
+					s, ok := slot[key]
+					if !ok {
+						s = int32(len(l.keys))
+						slot[key] = s
+						l.keys = append(l.keys, key)
+						l.vals = append(l.vals, 0)
+					}
+					l.vals[s] += a.Val * b.Val
+				}
+			}
+		}
+	}
+	return l
 }
 
 // vertexMapOf returns k as a VertexMap, with nil meaning Dirac.
@@ -300,46 +412,64 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 		vk = k.Attr.exact()
 	}
 	dirac := isDirac(vk) && labelsBelow(gs, 1<<31-1)
-	t := time.Now()
+	threads := threadsOr(k.Threads)
+	ws := make([]spWorker, threads)
 	paths := make([]spPaths, n)
-	for i, g := range gs {
-		if err := ctx.Err(); err != nil {
-			return nil, rep, err
-		}
+	err := forRows(ctx, n, threads, func(w, i int) error {
+		t := time.Now()
 		if dirac {
-			paths[i] = newSPPathsDirac(g)
+			paths[i] = newSPPathsDirac(gs[i])
 		} else {
-			paths[i] = newSPPathsGeneric(g)
+			paths[i] = newSPPathsGeneric(gs[i])
 		}
-	}
-	rep.TWDPG = time.Since(t)
-	t = time.Now()
-	K := mat.NewSymDense(n, nil)
-	raw := K.RawSymmetric()
-	var kv, buf []float64
-	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, rep, err
-		}
-		for j := i; j < n; j++ {
-			// One pair of large graphs with uniform labels compares
-			// millions of paths.
-			if err := ctx.Err(); err != nil {
-				return nil, rep, err
+		ws[w].rep.TWDPG += time.Since(t)
+		return nil
+	})
+	var K *mat.SymDense
+	if err == nil {
+		K = mat.NewSymDense(n, nil)
+		raw := K.RawSymmetric()
+		err = forRows(ctx, n, threads, func(w, i int) error {
+			t := time.Now()
+			wk := &ws[w]
+			for j := i; j < n; j++ {
+				// One pair of large graphs with uniform labels
+				// compares millions of paths.
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				var v float64
+				if dirac {
+					v = spPairDirac(&paths[i], &paths[j], &wk.rep)
+				} else {
+					wk.kv = vertexKernelMatrix(wk.kv, vk, gs[i], gs[j])
+					v, wk.buf = spPairGeneric(&paths[i], &paths[j], wk.kv, gs[i].N(), gs[j].N(), wk.buf, &wk.rep)
+				}
+				raw.Data[i*raw.Stride+j] = v
+				wk.rep.Pairs++
 			}
-			var v float64
-			if dirac {
-				v = spPairDirac(&paths[i], &paths[j], rep)
-			} else {
-				kv = vertexKernelMatrix(kv, vk, gs[i], gs[j])
-				v, buf = spPairGeneric(&paths[i], &paths[j], kv, gs[i].N(), gs[j].N(), buf, rep)
-			}
-			raw.Data[i*raw.Stride+j] = v
-			rep.Pairs++
-		}
+			wk.rep.TWalks += time.Since(t)
+			return nil
+		})
 	}
-	rep.TWalks = time.Since(t)
+	for w := range ws {
+		rep.add(&ws[w].rep)
+	}
+	if err != nil {
+		return nil, rep, err
+	}
 	return K, rep, nil
+}
+
+// spWorker is one goroutine's scratch of the implicit method: the vertex
+// kernel matrix and the buffer of spPairGeneric, and its share of the
+// Report, whose times are then summed over the goroutines.
+type spWorker struct {
+	kv, buf []float64
+	rep     Report
+	// The workers are neighbours in a slice, and each writes its
+	// counters at every pair.
+	_ [64]byte
 }
 
 // spPairDirac evaluates Equation (sp) with Dirac kernels on two graphs'
