@@ -100,15 +100,15 @@ func noteVecs(rep *Report, vecs []Vec) {
 }
 
 // FeatureVectors returns the explicit feature vectors of gs, with ids from
-// one interner.
+// one interner. On several threads (see spParallelVectors) the vectors,
+// ids included, are those of one.
 func (k *ShortestPath) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([]Vec, error) {
 	vecs := make([]Vec, len(gs))
 	var acc accumulator
 	threads := threadsOr(k.Threads)
 	if k.Attr == nil && isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
 		if threads > 1 && len(gs) > 1 {
-			// The label keys are those of Dirac's vertex features.
-			vecs, _, err := spParallelVectors(ctx, gs, Dirac{}, threads)
+			vecs, _, err := spParallelVectors(ctx, gs, nil, threads)
 			return vecs, err
 		}
 		// Key: label(u)<<40 | label(v)<<16 | d.
@@ -204,69 +204,126 @@ type spLocal struct {
 
 // spParallelVectors computes the vectors of FeatureVectors, under vertex
 // map vm, on threads goroutines, with the ids and values of the sequential
-// map. The vertex features come first, in graph order, since a map such as
-// Binning numbers its features as it meets them; they are cheap. Then, in
-// parallel, each graph's distances and triples are counted into a vector
-// of its own, keyed by the packed key a<<40 | b<<16 | d of the label path;
-// that is the expensive part. Last, the keys are numbered by one interner
-// in graph order and first-met order, which gives every triple the id the
-// sequential map gives it, while its sum is made of the same additions in
-// the same order. ok is false, and vm has numbered the vertex features of
-// gs, when a feature id does not fit in the 24 bits of a packed key.
+// map. The features of vm come first, in graph order, since a map such as
+// Binning numbers its features as it meets them; they are cheap. A nil vm
+// stands for the labels, below 2^24, whose Dirac features each worker
+// makes as it needs them. Then, in parallel, each graph's distances and
+// triples are counted into a vector of its own, keyed by the packed key
+// a<<40 | b<<16 | d of the label path; that is the expensive part. Last,
+// the keys are numbered by one interner in graph order and first-met
+// order, which gives every triple the id the sequential map gives it,
+// while its sum is made of the same additions in the same order. ok is
+// false, and vm has numbered the vertex features of gs, when a feature id
+// does not fit in the 24 bits of a packed key.
 func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, threads int) (vecs []Vec, ok bool, err error) {
-	feats := make([][]Feature, len(gs))
-	offs := make([][]int32, len(gs))
-	for i, g := range gs {
-		off := make([]int32, g.N()+1)
-		var f []Feature
-		for u := range g.N() {
-			f = vm.VertexFeatures(f, g, u)
-			off[u+1] = int32(len(f))
+	var feats []spFeatures
+	if vm != nil {
+		// All graphs' features in one array, which grows by doubling,
+		// rather than one per graph, which would each leave their
+		// growth as garbage.
+		var all spFeatures
+		for _, g := range gs {
+			all.add(vm, g)
 		}
-		for _, a := range f {
+		for _, a := range all.f {
 			if a.ID >= 1<<24 {
 				return nil, false, nil
 			}
 		}
-		feats[i], offs[i] = f, off
+		feats = make([]spFeatures, len(gs))
+		v0 := 0
+		for i, g := range gs {
+			feats[i] = spFeatures{all.f, all.off[v0 : v0+g.N()+1]}
+			v0 += g.N()
+		}
 	}
-	locals := make([]spLocal, len(gs))
-	slots := make([]map[uint64]int32, threads)
-	for w := range slots {
-		slots[w] = make(map[uint64]int32)
-	}
-	err = forRows(ctx, len(gs), threads, func(w, i int) error {
-		locals[i] = spLocalVector(gs[i], feats[i], offs[i], slots[w])
-		return nil
-	})
-	if err != nil {
-		return nil, true, err
+	scratch := make([]spScratch, threads)
+	for w := range scratch {
+		scratch[w].slot = make(map[uint64]int32)
 	}
 	vecs = make([]Vec, len(gs))
 	ids := make(map[uint64]uint32)
 	var acc accumulator
-	for i := range locals {
-		l := &locals[i]
-		for s, key := range l.keys {
-			id, ok := ids[key]
-			if !ok {
-				id = uint32(len(ids))
-				ids[key] = id
+	// A chunk at a time, so that the local vectors waiting for their ids
+	// are those of a chunk, not of all graphs; the wait for a chunk's last
+	// graph and its numbering, in which one thread works, cost a few per
+	// cent of the parallel part.
+	chunk := spChunk * threads
+	locals := make([]spLocal, min(chunk, len(gs)))
+	for c0 := 0; c0 < len(gs); c0 += chunk {
+		c1 := min(c0+chunk, len(gs))
+		err := forRows(ctx, c1-c0, threads, func(w, i int) error {
+			sc := &scratch[w]
+			f := &sc.labels
+			if feats == nil {
+				f.f, f.off = f.f[:0], f.off[:0]
+				f.add(Dirac{}, gs[c0+i])
+			} else {
+				f = &feats[c0+i]
 			}
-			acc.add(id, l.vals[s])
+			locals[i] = sc.vector(gs[c0+i], f)
+			return nil
+		})
+		if err != nil {
+			return nil, true, err
 		}
-		vecs[i].IDs, vecs[i].Vals = acc.flush(nil, nil)
-		*l = spLocal{}
+		for i := c0; i < c1; i++ {
+			l := &locals[i-c0]
+			for s, key := range l.keys {
+				id, ok := ids[key]
+				if !ok {
+					id = uint32(len(ids))
+					ids[key] = id
+				}
+				acc.add(id, l.vals[s])
+			}
+			vecs[i].IDs, vecs[i].Vals = acc.flush(nil, nil)
+			*l = spLocal{}
+		}
 	}
 	return vecs, true, nil
 }
 
-// spLocalVector counts the triples of g, whose vertex u has the features
-// f[off[u]:off[u+1]], into a vector of keys in first-met order; slot is
-// scratch, the keys' positions.
-func spLocalVector(g *graph.Graph, f []Feature, off []int32, slot map[uint64]int32) spLocal {
-	clear(slot)
-	var l spLocal
+// spChunk is the number of graphs per thread of a chunk of
+// spParallelVectors.
+const spChunk = 16
+
+// spFeatures holds vertex features: those of vertex u of a graph are
+// f[off[u]:off[u+1]].
+type spFeatures struct {
+	f   []Feature
+	off []int32
+}
+
+// add appends the features of g's vertices under vm.
+func (s *spFeatures) add(vm VertexMap, g *graph.Graph) {
+	if len(s.off) == 0 {
+		s.off = append(s.off, 0)
+	}
+	for u := range g.N() {
+		s.f = vm.VertexFeatures(s.f, g, u)
+		s.off = append(s.off, int32(len(s.f)))
+	}
+}
+
+// spScratch is a worker's scratch of spParallelVectors: the positions of
+// the keys of a graph, its vector while it grows, and the features of its
+// labels.
+type spScratch struct {
+	slot map[uint64]int32
+	spLocal
+	labels spFeatures
+}
+
+// vector counts the triples of g, whose vertices have the features fs,
+// into a vector of keys in first-met order. It returns
+// a copy of its size, since the vector waits for its ids while the worker
+// counts other graphs, and copies make a fraction of the garbage that
+// growing each graph's vector would.
+func (sc *spScratch) vector(g *graph.Graph, fs *spFeatures) spLocal {
+	f, off := fs.f, fs.off
+	clear(sc.slot)
+	slot, l := sc.slot, spLocal{keys: sc.keys[:0], vals: sc.vals[:0]}
 	n := g.N()
 	d := graph.Distances(g)
 	for u := 0; u < n; u++ {
@@ -292,7 +349,8 @@ func spLocalVector(g *graph.Graph, f []Feature, off []int32, slot map[uint64]int
 			}
 		}
 	}
-	return l
+	sc.spLocal = l
+	return spLocal{slices.Clone(l.keys), slices.Clone(l.vals)}
 }
 
 // vertexMapOf returns k as a VertexMap, with nil meaning Dirac.
@@ -670,8 +728,14 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64
 	if isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
 		perFeat = mapBytes64 + accBytes
 	}
-	// One graph's distances are live at a time.
-	transient := 4 * largest * largest
+	// One graph's distances are live at a time, per thread; several
+	// threads keep also a chunk of graphs' vectors before numbering their
+	// keys, as a key and a value per non-zero.
+	threads := float64(threadsOr(k.Threads))
+	transient := 4 * largest * largest * threads
+	if threads > 1 {
+		transient += 16 * min(spChunk*threads, float64(n)) * nnz / float64(n)
+	}
 	vb := nonzeroBytes*nnz + vecBytes*float64(n)
 	phi := vb + perFeat*dim + transient
 	return int64(gcHeadroom * max(phi, dotBytes(vb, nnz, dim, 1)))

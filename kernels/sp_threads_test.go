@@ -133,3 +133,28 @@ func TestSPThreadsCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestSPThreadsMemory checks, as TestMemoryEstimateMeasured does on one
+// thread, that the memory estimate of the explicit map on attributes
+// bounds the peak heap on two threads, within the factor 20 of that
+// test's sp-hat cells (the closed form counts every pair's P² non-zeros
+// as distinct).
+func TestSPThreadsMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures a Gram matrix of 150 graphs")
+	}
+	gs := spThreadData(t, "ENZYMES", 150)
+	k := &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 4, Seed: 1}, Threads: 2}
+	est := k.EstimateBytes(gs, Explicit, 0)
+	var err error
+	peak := peakHeap(func() { _, _, err = k.Gram(context.Background(), gs, Explicit) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(len(gs))
+	got := int64(peak) - 8*n*n
+	t.Logf("estimate %.1f MiB, measured %.1f MiB (%.2f×)", mib(est), mib(got), float64(est)/float64(got))
+	if est < got || est > 20*got {
+		t.Errorf("estimate %.1f MiB, measured %.1f MiB: want the estimate in [1, 20]× the measurement", mib(est), mib(got))
+	}
+}
