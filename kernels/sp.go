@@ -238,9 +238,6 @@ func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, thr
 		}
 	}
 	scratch := make([]spScratch, threads)
-	for w := range scratch {
-		scratch[w].slot = make(map[uint64]int32)
-	}
 	vecs = make([]Vec, len(gs))
 	ids := make(map[uint64]uint32)
 	var acc accumulator
@@ -306,41 +303,95 @@ func (s *spFeatures) add(vm VertexMap, g *graph.Graph) {
 	}
 }
 
-// spScratch is a worker's scratch of spParallelVectors: the positions of
-// the keys of a graph, its vector while it grows, and the features of its
-// labels.
+// spScratch is a worker's scratch of spParallelVectors: the features of
+// a graph's labels, its vector while it grows, and the positions of its
+// keys, in a map or a table (see vector).
 type spScratch struct {
-	slot map[uint64]int32
-	spLocal
 	labels spFeatures
+	spLocal
+	slot  map[uint64]int32
+	local map[uint64]int32 // feature id → index among the graph's
+	li    []int32          // index of each feature
+	table []int32          // slot of each dense key, or −1
+	used  []int32          // the entries of table in use
 }
 
+// spDenseSlots bounds the table of dense keys of spScratch.vector: 1 MiB.
+const spDenseSlots = 1 << 18
+
 // vector counts the triples of g, whose vertices have the features fs,
-// into a vector of keys in first-met order. It returns
-// a copy of its size, since the vector waits for its ids while the worker
-// counts other graphs, and copies make a fraction of the garbage that
-// growing each graph's vector would.
+// into a vector of keys in first-met order. It returns a copy of its
+// size, since the vector waits for its ids while the worker counts other
+// graphs, and copies make a fraction of the garbage that growing each
+// graph's vector would.
+//
+// A key's position is looked up in a table indexed by the graph's own
+// numbering of its features, (a·L + b)·D + d for L features and distances
+// below D, when the table is small, as it is on labels, where it costs a
+// fifth of the hash look-up that dominates the map; else in a map.
 func (sc *spScratch) vector(g *graph.Graph, fs *spFeatures) spLocal {
-	f, off := fs.f, fs.off
-	clear(sc.slot)
-	slot, l := sc.slot, spLocal{keys: sc.keys[:0], vals: sc.vals[:0]}
 	n := g.N()
 	d := graph.Distances(g)
+	off := fs.off
+	f := fs.f[off[0]:off[n]]
+	if sc.local == nil {
+		sc.local, sc.slot = make(map[uint64]int32), make(map[uint64]int32)
+	}
+	clear(sc.local)
+	sc.li = slices.Grow(sc.li[:0], len(f))[:len(f)]
+	for x, a := range f {
+		i, ok := sc.local[a.ID]
+		if !ok {
+			i = int32(len(sc.local))
+			sc.local[a.ID] = i
+		}
+		sc.li[x] = i
+	}
+	var nd int32
+	for _, duv := range d {
+		nd = max(nd, duv+1)
+	}
+	nf := int32(len(sc.local))
+	dense := int64(nf)*int64(nf)*int64(nd) <= spDenseSlots
+	if dense && len(sc.table) < int(nf*nf*nd) {
+		sc.table = slices.Repeat([]int32{-1}, int(nf*nf*nd))
+	}
+	if !dense {
+		clear(sc.slot)
+	}
+	table, slot, li := sc.table, sc.slot, sc.li
+	l := spLocal{keys: sc.keys[:0], vals: sc.vals[:0]}
+	used := sc.used[:0]
 	for u := 0; u < n; u++ {
-		fu := f[off[u]:off[u+1]]
+		xu := off[u] - off[0]
+		fu := f[xu : off[u+1]-off[0]]
 		for v, duv := range d[u*n : (u+1)*n] {
 			if duv <= 0 {
 				continue
 			}
-			fv := f[off[v]:off[v+1]]
-			for _, a := range fu {
+			xv := off[v] - off[0]
+			fv := f[xv : off[v+1]-off[0]]
+			for ia, a := range fu {
 				ka := a.ID<<40 | uint64(duv)
-				for _, b := range fv {
+				ta := li[xu+int32(ia)]*nf*nd + duv
+				for ib, b := range fv {
 					key := ka | b.ID<<16
-					s, ok := slot[key]
-					if !ok {
+					var s int32
+					var ok bool
+					if dense {
+						t := ta + li[xv+int32(ib)]*nd
+						if s = table[t]; s < 0 {
+							s = int32(len(l.keys))
+							table[t] = s
+							used = append(used, t)
+						} else {
+							ok = true
+						}
+					} else if s, ok = slot[key]; !ok {
 						s = int32(len(l.keys))
 						slot[key] = s
+					}
+					if !ok {
 						l.keys = append(l.keys, key)
 						l.vals = append(l.vals, 0)
 					}
@@ -349,7 +400,10 @@ func (sc *spScratch) vector(g *graph.Graph, fs *spFeatures) spLocal {
 			}
 		}
 	}
-	sc.spLocal = l
+	for _, t := range used {
+		table[t] = -1
+	}
+	sc.spLocal, sc.used = l, used
 	return spLocal{slices.Clone(l.keys), slices.Clone(l.vals)}
 }
 

@@ -27,6 +27,9 @@ var spThreadCases = []struct {
 	{"generic", "MUTAG", 60, ShortestPath{Vertex: slowDirac{}}, []Method{Explicit, Implicit}},
 	{"hat", "ENZYMES", 60, ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 0.5, Iterations: 3, Seed: 7}}, []Method{Explicit, Implicit}},
 	{"hat", "Synthie", 20, ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 2, Seed: 1}}, []Method{Explicit, Implicit}},
+	// Some 8 distinct bins a vertex, too many for the table of
+	// spScratch.vector: its keys take the map.
+	{"hat-map", "ENZYMES", 20, ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 0.5, Iterations: 8, Seed: 2}}, []Method{Explicit}},
 	{"rbf", "ENZYMES", 40, ShortestPath{Attr: &AttrKernel{Kind: "rbf", Sigma: 0.5}}, []Method{Implicit}},
 }
 
@@ -116,6 +119,43 @@ func TestSPThreadsFeatureIDs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSPThreadsWideLabels checks the graphs whose labels do not fit the
+// 24 bits of a packed key, which the parallel map leaves to the
+// sequential one: the vectors, ids included, are those of one thread.
+func TestSPThreadsWideLabels(t *testing.T) {
+	var gs []*graph.Graph
+	for _, g := range []*graph.Graph{tinyPath, tinyTriangle, tinyStar} {
+		labels := slices.Clone(g.Labels)
+		for i := range labels {
+			labels[i] += 1 << 25
+		}
+		var edges []graph.Edge
+		for u := range g.N() {
+			for _, v := range g.Neighbors(u) {
+				edges = append(edges, graph.Edge{U: int32(u), V: v})
+			}
+		}
+		gs = append(gs, graph.MustBuild(labels, edges))
+	}
+	for _, k := range []ShortestPath{{}, {Vertex: slowDirac{}}} {
+		k.Threads = 1
+		want, err := k.FeatureVectors(context.Background(), gs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.Threads = 2
+		got, err := k.FeatureVectors(context.Background(), gs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if !slices.Equal(got[i].IDs, want[i].IDs) || !slices.Equal(got[i].Vals, want[i].Vals) || len(want[i].IDs) == 0 {
+				t.Fatalf("%T: graph %d has vector %v %v, want %v %v, not empty", k.Vertex, i, got[i].IDs, got[i].Vals, want[i].IDs, want[i].Vals)
+			}
+		}
 	}
 }
 
