@@ -103,14 +103,32 @@ func noteVecs(rep *Report, vecs []Vec) {
 // one interner. On several threads (see spParallelVectors) the vectors,
 // ids included, are those of one.
 func (k *ShortestPath) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([]Vec, error) {
-	vecs := make([]Vec, len(gs))
-	var acc accumulator
-	threads := threadsOr(k.Threads)
-	if k.Attr == nil && isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
-		if threads > 1 && len(gs) > 1 {
-			vecs, _, err := spParallelVectors(ctx, gs, nil, threads)
+	if threads := threadsOr(k.Threads); threads > 1 && len(gs) > 1 {
+		if vecs, ok, err := k.parallelVectors(ctx, gs, threads); ok || err != nil {
 			return vecs, err
 		}
+	}
+	return k.sequentialVectors(ctx, gs)
+}
+
+// parallelVectors is spParallelVectors on the labels or on the kernel's
+// vertex map.
+func (k *ShortestPath) parallelVectors(ctx context.Context, gs []*graph.Graph, threads int) ([]Vec, bool, error) {
+	if k.Attr == nil && isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
+		return spParallelVectors(ctx, gs, nil, threads)
+	}
+	vm, err := k.vertexMap(gs)
+	if err != nil {
+		return nil, false, err
+	}
+	return spParallelVectors(ctx, gs, vm, threads)
+}
+
+// sequentialVectors is FeatureVectors on one thread, the paper's timing.
+func (k *ShortestPath) sequentialVectors(ctx context.Context, gs []*graph.Graph) ([]Vec, error) {
+	vecs := make([]Vec, len(gs))
+	var acc accumulator
+	if k.Attr == nil && isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
 		// Key: label(u)<<40 | label(v)<<16 | d.
 		ids := make(map[uint64]uint32)
 		for i, g := range gs {
@@ -138,24 +156,9 @@ func (k *ShortestPath) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([
 		}
 		return vecs, nil
 	}
-	vm, ok := vertexMapOf(k.Vertex)
-	if k.Attr != nil {
-		dim, err := attrDim(gs)
-		if err != nil {
-			return nil, fmt.Errorf("sp kernel: %w", err)
-		}
-		if vm, err = k.Attr.featureMap(dim); err != nil {
-			return nil, fmt.Errorf("sp kernel: %w", err)
-		}
-		ok = true
-	}
-	if !ok {
-		return nil, fmt.Errorf("sp kernel: vertex kernel %T has no explicit feature map", k.Vertex)
-	}
-	if threads > 1 && len(gs) > 1 {
-		if vecs, ok, err := spParallelVectors(ctx, gs, vm, threads); ok || err != nil {
-			return vecs, err
-		}
+	vm, err := k.vertexMap(gs)
+	if err != nil {
+		return nil, err
 	}
 	ids := make(map[[3]uint64]uint32)
 	var fu, fv []Feature
@@ -192,6 +195,27 @@ func (k *ShortestPath) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([
 		vecs[i].IDs, vecs[i].Vals = acc.flush(nil, nil)
 	}
 	return vecs, nil
+}
+
+// vertexMap returns the explicit map of the vertex kernel, a fresh one
+// (with its own interner) for attributes.
+func (k *ShortestPath) vertexMap(gs []*graph.Graph) (VertexMap, error) {
+	if k.Attr != nil {
+		dim, err := attrDim(gs)
+		if err != nil {
+			return nil, fmt.Errorf("sp kernel: %w", err)
+		}
+		vm, err := k.Attr.featureMap(dim)
+		if err != nil {
+			return nil, fmt.Errorf("sp kernel: %w", err)
+		}
+		return vm, nil
+	}
+	vm, ok := vertexMapOf(k.Vertex)
+	if !ok {
+		return nil, fmt.Errorf("sp kernel: vertex kernel %T has no explicit feature map", k.Vertex)
+	}
+	return vm, nil
 }
 
 // spLocal is one graph's explicit vector before its ids are numbered: the
