@@ -81,7 +81,7 @@ func (k *ShortestPath) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*
 		rep.TPhi = time.Since(t)
 		noteVecs(rep, vecs)
 		t = time.Now()
-		K, err := gramFromVecs(ctx, vecs, nil, 1)
+		K, err := gramFromVecs(ctx, vecs, nil, threadsOr(k.Threads))
 		rep.TDot = time.Since(t)
 		return K, rep, err
 	case Implicit:
@@ -100,8 +100,32 @@ func noteVecs(rep *Report, vecs []Vec) {
 }
 
 // FeatureVectors returns the explicit feature vectors of gs, with ids from
-// one interner.
+// one interner. On several threads (see spParallelVectors) the vectors,
+// ids included, are those of one.
 func (k *ShortestPath) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([]Vec, error) {
+	if threads := threadsOr(k.Threads); threads > 1 && len(gs) > 1 {
+		if vecs, ok, err := k.parallelVectors(ctx, gs, threads); ok || err != nil {
+			return vecs, err
+		}
+	}
+	return k.sequentialVectors(ctx, gs)
+}
+
+// parallelVectors is spParallelVectors on the labels or on the kernel's
+// vertex map.
+func (k *ShortestPath) parallelVectors(ctx context.Context, gs []*graph.Graph, threads int) ([]Vec, bool, error) {
+	if k.Attr == nil && isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
+		return spParallelVectors(ctx, gs, nil, threads)
+	}
+	vm, err := k.vertexMap(gs)
+	if err != nil {
+		return nil, false, err
+	}
+	return spParallelVectors(ctx, gs, vm, threads)
+}
+
+// sequentialVectors is FeatureVectors on one thread, the paper's timing.
+func (k *ShortestPath) sequentialVectors(ctx context.Context, gs []*graph.Graph) ([]Vec, error) {
 	vecs := make([]Vec, len(gs))
 	var acc accumulator
 	if k.Attr == nil && isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
@@ -132,19 +156,9 @@ func (k *ShortestPath) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([
 		}
 		return vecs, nil
 	}
-	vm, ok := vertexMapOf(k.Vertex)
-	if k.Attr != nil {
-		dim, err := attrDim(gs)
-		if err != nil {
-			return nil, fmt.Errorf("sp kernel: %w", err)
-		}
-		if vm, err = k.Attr.featureMap(dim); err != nil {
-			return nil, fmt.Errorf("sp kernel: %w", err)
-		}
-		ok = true
-	}
-	if !ok {
-		return nil, fmt.Errorf("sp kernel: vertex kernel %T has no explicit feature map", k.Vertex)
+	vm, err := k.vertexMap(gs)
+	if err != nil {
+		return nil, err
 	}
 	ids := make(map[[3]uint64]uint32)
 	var fu, fv []Feature
@@ -181,6 +195,240 @@ func (k *ShortestPath) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([
 		vecs[i].IDs, vecs[i].Vals = acc.flush(nil, nil)
 	}
 	return vecs, nil
+}
+
+// vertexMap returns the explicit map of the vertex kernel, a fresh one
+// (with its own interner) for attributes.
+func (k *ShortestPath) vertexMap(gs []*graph.Graph) (VertexMap, error) {
+	if k.Attr != nil {
+		dim, err := attrDim(gs)
+		if err != nil {
+			return nil, fmt.Errorf("sp kernel: %w", err)
+		}
+		vm, err := k.Attr.featureMap(dim)
+		if err != nil {
+			return nil, fmt.Errorf("sp kernel: %w", err)
+		}
+		return vm, nil
+	}
+	vm, ok := vertexMapOf(k.Vertex)
+	if !ok {
+		return nil, fmt.Errorf("sp kernel: vertex kernel %T has no explicit feature map", k.Vertex)
+	}
+	return vm, nil
+}
+
+// spLocal is one graph's explicit vector before its ids are numbered: the
+// distinct keys in the order in which the sequential map meets them, and
+// the sum of each.
+type spLocal struct {
+	keys []uint64
+	vals []float64
+}
+
+// spParallelVectors computes the vectors of FeatureVectors, under vertex
+// map vm, on threads goroutines, with the ids and values of the sequential
+// map. The features of vm come first, in graph order, since a map such as
+// Binning numbers its features as it meets them; they are cheap. A nil vm
+// stands for the labels, below 2^24, whose Dirac features each worker
+// makes as it needs them. Then, in parallel, each graph's distances and
+// triples are counted into a vector of its own, keyed by the packed key
+// a<<40 | b<<16 | d of the label path; that is the expensive part. Last,
+// the keys are numbered by one interner in graph order and first-met
+// order, which gives every triple the id the sequential map gives it,
+// while its sum is made of the same additions in the same order. ok is
+// false, and vm has numbered the vertex features of gs, when a feature id
+// does not fit in the 24 bits of a packed key.
+func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, threads int) (vecs []Vec, ok bool, err error) {
+	var feats []spFeatures
+	if vm != nil {
+		// All graphs' features in one array, which grows by doubling,
+		// rather than one per graph, which would each leave their
+		// growth as garbage.
+		var all spFeatures
+		for _, g := range gs {
+			all.add(vm, g)
+		}
+		for _, a := range all.f {
+			if a.ID >= 1<<24 {
+				return nil, false, nil
+			}
+		}
+		feats = make([]spFeatures, len(gs))
+		v0 := 0
+		for i, g := range gs {
+			feats[i] = spFeatures{all.f, all.off[v0 : v0+g.N()+1]}
+			v0 += g.N()
+		}
+	}
+	scratch := make([]spScratch, threads)
+	vecs = make([]Vec, len(gs))
+	ids := make(map[uint64]uint32)
+	var acc accumulator
+	// A chunk at a time, so that the local vectors waiting for their ids
+	// are those of a chunk, not of all graphs; the wait for a chunk's last
+	// graph and its numbering, in which one thread works, cost a few per
+	// cent of the parallel part.
+	chunk := spChunk * threads
+	locals := make([]spLocal, min(chunk, len(gs)))
+	for c0 := 0; c0 < len(gs); c0 += chunk {
+		c1 := min(c0+chunk, len(gs))
+		err := forRows(ctx, c1-c0, threads, func(w, i int) error {
+			sc := &scratch[w]
+			f := &sc.labels
+			if feats == nil {
+				f.f, f.off = f.f[:0], f.off[:0]
+				f.add(Dirac{}, gs[c0+i])
+			} else {
+				f = &feats[c0+i]
+			}
+			locals[i] = sc.vector(gs[c0+i], f)
+			return nil
+		})
+		if err != nil {
+			return nil, true, err
+		}
+		for i := c0; i < c1; i++ {
+			l := &locals[i-c0]
+			for s, key := range l.keys {
+				id, ok := ids[key]
+				if !ok {
+					id = uint32(len(ids))
+					ids[key] = id
+				}
+				acc.add(id, l.vals[s])
+			}
+			vecs[i].IDs, vecs[i].Vals = acc.flush(nil, nil)
+			*l = spLocal{}
+		}
+	}
+	return vecs, true, nil
+}
+
+// spChunk is the number of graphs per thread of a chunk of
+// spParallelVectors.
+const spChunk = 16
+
+// spFeatures holds vertex features: those of vertex u of a graph are
+// f[off[u]:off[u+1]].
+type spFeatures struct {
+	f   []Feature
+	off []int32
+}
+
+// add appends the features of g's vertices under vm.
+func (s *spFeatures) add(vm VertexMap, g *graph.Graph) {
+	if len(s.off) == 0 {
+		s.off = append(s.off, 0)
+	}
+	for u := range g.N() {
+		s.f = vm.VertexFeatures(s.f, g, u)
+		s.off = append(s.off, int32(len(s.f)))
+	}
+}
+
+// spScratch is a worker's scratch of spParallelVectors: the features of
+// a graph's labels, its vector while it grows, and the positions of its
+// keys, in a map or a table (see vector).
+type spScratch struct {
+	labels spFeatures
+	spLocal
+	slot  map[uint64]int32
+	local map[uint64]int32 // feature id → index among the graph's
+	li    []int32          // index of each feature
+	table []int32          // slot of each dense key, or −1
+	used  []int32          // the entries of table in use
+}
+
+// spDenseSlots bounds the table of dense keys of spScratch.vector: 1 MiB.
+const spDenseSlots = 1 << 18
+
+// vector counts the triples of g, whose vertices have the features fs,
+// into a vector of keys in first-met order. It returns a copy of its
+// size, since the vector waits for its ids while the worker counts other
+// graphs, and copies make a fraction of the garbage that growing each
+// graph's vector would.
+//
+// A key's position is looked up in a table indexed by the graph's own
+// numbering of its features, (a·L + b)·D + d for L features and distances
+// below D, when the table is small, as it is on labels, where it costs a
+// fifth of the hash look-up that dominates the map; else in a map.
+func (sc *spScratch) vector(g *graph.Graph, fs *spFeatures) spLocal {
+	n := g.N()
+	d := graph.Distances(g)
+	off := fs.off
+	f := fs.f[off[0]:off[n]]
+	if sc.local == nil {
+		sc.local, sc.slot = make(map[uint64]int32), make(map[uint64]int32)
+	}
+	clear(sc.local)
+	sc.li = slices.Grow(sc.li[:0], len(f))[:len(f)]
+	for x, a := range f {
+		i, ok := sc.local[a.ID]
+		if !ok {
+			i = int32(len(sc.local))
+			sc.local[a.ID] = i
+		}
+		sc.li[x] = i
+	}
+	var nd int32
+	for _, duv := range d {
+		nd = max(nd, duv+1)
+	}
+	nf := int32(len(sc.local))
+	dense := int64(nf)*int64(nf)*int64(nd) <= spDenseSlots
+	if dense && len(sc.table) < int(nf*nf*nd) {
+		sc.table = slices.Repeat([]int32{-1}, int(nf*nf*nd))
+	}
+	if !dense {
+		clear(sc.slot)
+	}
+	table, slot, li := sc.table, sc.slot, sc.li
+	l := spLocal{keys: sc.keys[:0], vals: sc.vals[:0]}
+	used := sc.used[:0]
+	for u := 0; u < n; u++ {
+		xu := off[u] - off[0]
+		fu := f[xu : off[u+1]-off[0]]
+		for v, duv := range d[u*n : (u+1)*n] {
+			if duv <= 0 {
+				continue
+			}
+			xv := off[v] - off[0]
+			fv := f[xv : off[v+1]-off[0]]
+			for ia, a := range fu {
+				ka := a.ID<<40 | uint64(duv)
+				ta := li[xu+int32(ia)]*nf*nd + duv
+				for ib, b := range fv {
+					key := ka | b.ID<<16
+					var s int32
+					var ok bool
+					if dense {
+						t := ta + li[xv+int32(ib)]*nd
+						if s = table[t]; s < 0 {
+							s = int32(len(l.keys))
+							table[t] = s
+							used = append(used, t)
+						} else {
+							ok = true
+						}
+					} else if s, ok = slot[key]; !ok {
+						s = int32(len(l.keys))
+						slot[key] = s
+					}
+					if !ok {
+						l.keys = append(l.keys, key)
+						l.vals = append(l.vals, 0)
+					}
+					l.vals[s] += a.Val * b.Val
+				}
+			}
+		}
+	}
+	for _, t := range used {
+		table[t] = -1
+	}
+	sc.spLocal, sc.used = l, used
+	return spLocal{slices.Clone(l.keys), slices.Clone(l.vals)}
 }
 
 // vertexMapOf returns k as a VertexMap, with nil meaning Dirac.
@@ -300,46 +548,64 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 		vk = k.Attr.exact()
 	}
 	dirac := isDirac(vk) && labelsBelow(gs, 1<<31-1)
-	t := time.Now()
+	threads := threadsOr(k.Threads)
+	ws := make([]spWorker, threads)
 	paths := make([]spPaths, n)
-	for i, g := range gs {
-		if err := ctx.Err(); err != nil {
-			return nil, rep, err
-		}
+	err := forRows(ctx, n, threads, func(w, i int) error {
+		t := time.Now()
 		if dirac {
-			paths[i] = newSPPathsDirac(g)
+			paths[i] = newSPPathsDirac(gs[i])
 		} else {
-			paths[i] = newSPPathsGeneric(g)
+			paths[i] = newSPPathsGeneric(gs[i])
 		}
-	}
-	rep.TWDPG = time.Since(t)
-	t = time.Now()
-	K := mat.NewSymDense(n, nil)
-	raw := K.RawSymmetric()
-	var kv, buf []float64
-	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, rep, err
-		}
-		for j := i; j < n; j++ {
-			// One pair of large graphs with uniform labels compares
-			// millions of paths.
-			if err := ctx.Err(); err != nil {
-				return nil, rep, err
+		ws[w].rep.TWDPG += time.Since(t)
+		return nil
+	})
+	var K *mat.SymDense
+	if err == nil {
+		K = mat.NewSymDense(n, nil)
+		raw := K.RawSymmetric()
+		err = forRows(ctx, n, threads, func(w, i int) error {
+			t := time.Now()
+			wk := &ws[w]
+			for j := i; j < n; j++ {
+				// One pair of large graphs with uniform labels
+				// compares millions of paths.
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				var v float64
+				if dirac {
+					v = spPairDirac(&paths[i], &paths[j], &wk.rep)
+				} else {
+					wk.kv = vertexKernelMatrix(wk.kv, vk, gs[i], gs[j])
+					v, wk.buf = spPairGeneric(&paths[i], &paths[j], wk.kv, gs[i].N(), gs[j].N(), wk.buf, &wk.rep)
+				}
+				raw.Data[i*raw.Stride+j] = v
+				wk.rep.Pairs++
 			}
-			var v float64
-			if dirac {
-				v = spPairDirac(&paths[i], &paths[j], rep)
-			} else {
-				kv = vertexKernelMatrix(kv, vk, gs[i], gs[j])
-				v, buf = spPairGeneric(&paths[i], &paths[j], kv, gs[i].N(), gs[j].N(), buf, rep)
-			}
-			raw.Data[i*raw.Stride+j] = v
-			rep.Pairs++
-		}
+			wk.rep.TWalks += time.Since(t)
+			return nil
+		})
 	}
-	rep.TWalks = time.Since(t)
+	for w := range ws {
+		rep.add(&ws[w].rep)
+	}
+	if err != nil {
+		return nil, rep, err
+	}
 	return K, rep, nil
+}
+
+// spWorker is one goroutine's scratch of the implicit method: the vertex
+// kernel matrix and the buffer of spPairGeneric, and its share of the
+// Report, whose times are then summed over the goroutines.
+type spWorker struct {
+	kv, buf []float64
+	rep     Report
+	// The workers are neighbours in a slice, and each writes its
+	// counters at every pair.
+	_ [64]byte
 }
 
 // spPairDirac evaluates Equation (sp) with Dirac kernels on two graphs'
@@ -540,8 +806,14 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64
 	if isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
 		perFeat = mapBytes64 + accBytes
 	}
-	// One graph's distances are live at a time.
-	transient := 4 * largest * largest
+	// One graph's distances are live at a time, per thread; several
+	// threads keep also a chunk of graphs' vectors before numbering their
+	// keys, as a key and a value per non-zero.
+	threads := float64(threadsOr(k.Threads))
+	transient := 4 * largest * largest * threads
+	if threads > 1 {
+		transient += 16 * min(spChunk*threads, float64(n)) * nnz / float64(n)
+	}
 	vb := nonzeroBytes*nnz + vecBytes*float64(n)
 	phi := vb + perFeat*dim + transient
 	return int64(gcHeadroom * max(phi, dotBytes(vb, nnz, dim, 1)))
