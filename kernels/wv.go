@@ -25,10 +25,11 @@ type vertexWeights interface {
 }
 
 // gramWV computes K(G,H) = Σ_v Σ_v' k_W(v,v')·k_V(v,v') for the weights w
-// and the attribute kernel a on graphs whose attributes are already scaled.
-// Implicit is exact; explicit uses φ^WV(G) = Σ_v φ^W(v) ⊗ φ^V(v)
-// (Proposition 4.2), approximate when φ^V is (random binning).
-func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w vertexWeights, a *AttrKernel, rep *Report) (*mat.SymDense, error) {
+// and the attribute kernel a on graphs whose attributes are already scaled,
+// on up to threads goroutines. Implicit is exact; explicit uses φ^WV(G) =
+// Σ_v φ^W(v) ⊗ φ^V(v) (Proposition 4.2), approximate when φ^V is (random
+// binning). The matrix does not depend on threads.
+func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w vertexWeights, a *AttrKernel, threads int, rep *Report) (*mat.SymDense, error) {
 	n := len(gs)
 	if n == 0 {
 		return &mat.SymDense{}, nil
@@ -36,15 +37,21 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 	switch m {
 	case Implicit:
 		vk := a.exact()
-		t := time.Now()
 		K := mat.NewSymDense(n, nil)
 		raw := K.RawSymmetric()
-		for i := 0; i < n; i++ {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+		// One Report a worker, so that the counters need no locks; its
+		// time is the worker's, and their sum CPU time (see Report.add).
+		reps := make([]Report, max(1, min(threads, n)))
+		err := forRows(ctx, n, threads, func(wk, i int) error {
+			t, r := time.Now(), &reps[wk]
+			g := gs[i]
 			for j := i; j < n; j++ {
-				g, h := gs[i], gs[j]
+				if (j-i)%64 == 63 {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+				}
+				h := gs[j]
 				var s float64
 				for u := 0; u < g.N(); u++ {
 					for v := 0; v < h.N(); v++ {
@@ -53,12 +60,19 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 						}
 					}
 				}
-				rep.Comparisons += int64(g.N()) * int64(h.N())
-				rep.Pairs++
+				r.Comparisons += int64(g.N()) * int64(h.N())
+				r.Pairs++
 				raw.Data[i*raw.Stride+j] = s
 			}
+			r.TWalks += time.Since(t)
+			return nil
+		})
+		for i := range reps {
+			rep.add(&reps[i])
 		}
-		rep.TWalks += time.Since(t)
+		if err != nil {
+			return nil, err
+		}
 		return K, nil
 	case Explicit:
 		dim, err := attrDim(gs)
@@ -70,7 +84,7 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 			return nil, fmt.Errorf("%s kernel: %w", name, err)
 		}
 		t := time.Now()
-		vecs, nf, err := wvVectors(ctx, gs, w, vm)
+		vecs, nf, err := wvVectorsOn(ctx, gs, w, vm, threads)
 		if err != nil {
 			return nil, err
 		}
@@ -78,7 +92,7 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 		noteVecs(rep, vecs)
 		rep.Features = int64(nf)
 		t = time.Now()
-		K, err := gramFromVecs(ctx, vecs, nil, 1)
+		K, err := gramFromVecs(ctx, vecs, nil, threads)
 		rep.TDot += time.Since(t)
 		return K, err
 	}
@@ -95,7 +109,9 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 // when binning or the weights merge pairs (vertices of one graph that share
 // a weight feature and a bin), the truth is lower, by the factor that they
 // merge. It assumes finite attributes, so that scaled ones lie in [0, 1].
-func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64) int64 {
+// On threads > 1 it adds what the parallel map and dot products keep
+// besides.
+func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads int) int64 {
 	const (
 		// A pair's key and value while its graph's vector is built and
 		// its id (20 bytes), with up to a quarter more for the rounding
@@ -143,6 +159,16 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64) int64 {
 	// offsets.
 	g := int64(len(gs))
 	bytes += 8*int64(dim)*v + 136*g + 72*g + 8*p*int64(dim)
+	if t := int64(max(1, min(threads, len(gs)))); t > 1 {
+		// Every graph's vertex features, kept from the sequential
+		// binning until the workers have summed them, 12 bytes a
+		// feature and 4 a vertex, in exactly sized copies with an
+		// eighth more for rounding, and their slice headers; the
+		// scratch of every other worker; and the cursors of the other
+		// threads' parts of a parallel build of the posting lists, 4
+		// bytes a feature.
+		bytes += (12*v*p+4*(v+g))*9/8 + 72*g + (t-1)*(7*scratch+4*pairs)
+	}
 	// The tables' minimum sizes (1024 entries) and the bitmap of
 	// rankPairs beyond 6 bytes a non-zero.
 	return bytes + 96<<10
@@ -224,7 +250,7 @@ func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) 
 	gs = graph.ScaleAttributes(gs)
 	w := newGIWeights(graph.Refine(gs, k.H, graph.Uniform))
 	rep.TPrep = time.Since(t)
-	K, err := gramWV(ctx, "gi", gs, m, w, &k.Attr, rep)
+	K, err := gramWV(ctx, "gi", gs, m, w, &k.Attr, threadsOr(k.Threads), rep)
 	return K, rep, err
 }
 
@@ -254,7 +280,7 @@ func (k *GraphInvariant) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int
 	if h > 0 {
 		prep += 48*v + 8*adj + 64*(deg+1) + 1024
 	}
-	return wvBytes(gs, &k.Attr, nnzW, prep)
+	return wvBytes(gs, &k.Attr, nnzW, prep, threadsOr(k.Threads))
 }
 
 // GraphHopper is the GraphHopper kernel of Feragen et al. (2013) as a
@@ -296,6 +322,30 @@ type ghWeights struct {
 	m     [][]float64
 	d     []int
 	delta int // over the data set
+}
+
+// newGHWeights computes M(v) of every vertex of gs, graph by graph on up
+// to threads goroutines, and returns the time the workers spent on it.
+func newGHWeights(ctx context.Context, gs []*graph.Graph, threads int) (*ghWeights, time.Duration, error) {
+	w := &ghWeights{m: make([][]float64, len(gs)), d: make([]int, len(gs))}
+	busy := make([]time.Duration, max(1, min(threads, len(gs))))
+	err := forRows(ctx, len(gs), threads, func(wk, i int) error {
+		t := time.Now()
+		w.m[i], w.d[i] = HopperMatrices(gs[i])
+		busy[wk] += time.Since(t)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	var sum time.Duration
+	for _, b := range busy {
+		sum += b
+	}
+	for _, d := range w.d {
+		w.delta = max(w.delta, d)
+	}
+	return w, sum, nil
 }
 
 func (w *ghWeights) block(g, u int) []float64 {
@@ -402,21 +452,20 @@ func (k *GraphHopper) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*m
 	rep := &Report{Method: m}
 	t := time.Now()
 	gs = graph.ScaleAttributes(gs)
-	w := &ghWeights{m: make([][]float64, len(gs)), d: make([]int, len(gs))}
-	for i, g := range gs {
-		if err := ctx.Err(); err != nil {
-			return nil, rep, err
-		}
-		w.m[i], w.d[i] = HopperMatrices(g)
-		w.delta = max(w.delta, w.d[i])
+	threads := threadsOr(k.Threads)
+	w, busy, err := newGHWeights(ctx, gs, threads)
+	if err != nil {
+		return nil, rep, err
 	}
-	// The matrices are part of either method's work, unlike the scaling.
+	// The matrices are part of either method's work, unlike the scaling:
+	// of the explicit map, whose time is the wall time of its phase, and
+	// of the implicit pairs, whose time is summed over the workers.
 	if m == Explicit {
 		rep.TPhi = time.Since(t)
 	} else {
-		rep.TWDPG = time.Since(t)
+		rep.TWDPG = busy
 	}
-	K, err := gramWV(ctx, "gh", gs, m, w, &k.Attr, rep)
+	K, err := gramWV(ctx, "gh", gs, m, w, &k.Attr, threads, rep)
 	return K, rep, err
 }
 
@@ -449,7 +498,7 @@ func (k *GraphHopper) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64 
 		n, d64 := int64(g.N()), int64(d)
 		prep += (4*n*n + 8*n*d64*d64 + 8*n*d64 + 16*n) * 9 / 8
 	}
-	return wvBytes(gs, &k.Attr, nnzW, prep+32*int64(len(gs)))
+	return wvBytes(gs, &k.Attr, nnzW, prep+32*int64(len(gs)), threadsOr(k.Threads))
 }
 
 // MemoryEstimator is implemented by kernels that can bound the memory a

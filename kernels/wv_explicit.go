@@ -23,91 +23,204 @@ import (
 // distinct pairs, so that a graph's ids stay sorted. The sums add each
 // pair's products in vertex order, as one global accumulator would.
 func wvVectors(ctx context.Context, gs []*graph.Graph, w vertexWeights, vm VertexMap) ([]Vec, int, error) {
-	// Bin ids are dense already; other vertex features, such as labels,
-	// are made dense, as the sums are kept in an array indexed by them.
-	bins, dense := vm.(*Binning)
-	var (
-		vIDs   interner[key64]
-		fw, fv []Feature
-		// The current graph's vertex features with dense ids: those of
-		// vertex u are vf[vs[u]:vs[u+1]] with values vv.
-		vf []uint32
-		vv []float64
-		vs []int32
-		// The current graph's weight features: wid<<32 | e, with the
-		// vertex and the value of entry e in eu[e] and ew[e].
-		groups []uint64
-		eu     []int32
-		ew     []float64
-		acc    denseAcc
-		ks     []uint64 // wid<<32 | vertex feature id
-		kv     []float64
-	)
+	return wvVectorsOn(ctx, gs, w, vm, 1)
+}
+
+// wvVectorsOn is wvVectors on up to threads goroutines. The vertex
+// features come from vm, whose ids (bins, interned labels) are numbered in
+// the order met and which is not safe for concurrent use, so they are
+// computed sequentially in graph order (see wvSumParallel); the sums of
+// the pairs are computed graph by graph in parallel, each by the
+// arithmetic of the sequential map, and ranked as there, so the vectors do
+// not depend on threads. With one thread a graph's vertex features are
+// summed as soon as they are computed, in one scratch.
+func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w vertexWeights, vm VertexMap, threads int) ([]Vec, int, error) {
+	vx := wvVertexMapper{vm: vm}
 	keys := make([][]uint64, len(gs))
 	vecs := make([]Vec, len(gs))
+	if threads = max(1, min(threads, len(gs))); threads == 1 {
+		var (
+			vf wvVertexFeatures
+			sc wvScratch
+		)
+		for i, g := range gs {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+			vf = vx.graph(vf.reset(), g)
+			keys[i], vecs[i].Vals = sc.sum(w, i, g.N(), &vf)
+		}
+	} else if err := wvSumParallel(ctx, gs, w, &vx, keys, vecs, threads); err != nil {
+		return nil, 0, err
+	}
 	var nnz int
-	for i, g := range gs {
-		if err := ctx.Err(); err != nil {
-			return nil, 0, err
-		}
-		vf, vv, vs = vf[:0], vv[:0], append(vs[:0], 0)
-		groups, eu, ew = groups[:0], eu[:0], ew[:0]
-		for u := 0; u < g.N(); u++ {
-			fv = vm.VertexFeatures(fv[:0], g, u)
-			for _, y := range fv {
-				id := uint32(y.ID)
-				if !dense {
-					id, _ = vIDs.intern(key64(y.ID))
-				}
-				vf = append(vf, id)
-				vv = append(vv, y.Val)
-			}
-			vs = append(vs, int32(len(vf)))
-			fw = w.features(fw[:0], i, u)
-			for _, x := range fw {
-				groups = append(groups, x.ID<<32|uint64(len(eu)))
-				eu = append(eu, int32(u))
-				ew = append(ew, x.Val)
-			}
-		}
-		// Entries are numbered in vertex order, so sorting by wid<<32|e
-		// keeps each group in vertex order.
-		slices.Sort(groups)
-		ks, kv = ks[:0], kv[:0]
-		for a := 0; a < len(groups); {
-			wid := groups[a] >> 32
-			for ; a < len(groups) && groups[a]>>32 == wid; a++ {
-				e := uint32(groups[a])
-				u, x := eu[e], ew[e]
-				for t := vs[u]; t < vs[u+1]; t++ {
-					acc.add(vf[t], x*vv[t])
-				}
-			}
-			ks, kv = acc.flush(ks, kv, wid<<32)
-		}
-		keys[i] = slices.Clone(ks)
-		vecs[i].Vals = slices.Clone(kv)
+	for _, ks := range keys {
 		nnz += len(ks)
 	}
-	dimV := vIDs.len()
-	if dense {
-		dimV = bins.Bins()
+	dim, err := rankPairs(ctx, keys, vecs, uint64(w.dim()), uint64(vx.dim()), nnz, threads)
+	if err != nil {
+		return nil, 0, err
 	}
-	dim := rankPairs(keys, vecs, uint64(w.dim()), uint64(dimV), nnz)
 	return vecs, dim, nil
+}
+
+// wvSumParallel sets keys[i] and vecs[i].Vals to the sums of the pairs of
+// graph i on threads workers while one more goroutine, which alone uses
+// vx, maps the vertices graph after graph: the binning of ENZYMES with P =
+// 64 costs as much as the sums (about 55 ms each, GI with h = 3), so that
+// a worker sums a graph as soon as its vertex features are there instead
+// of waiting for all of them.
+func wvSumParallel(ctx context.Context, gs []*graph.Graph, w vertexWeights, vx *wvVertexMapper, keys [][]uint64, vecs []Vec, threads int) error {
+	vfs := make([]wvVertexFeatures, len(gs))
+	ready := make([]chan struct{}, len(gs))
+	for i := range ready {
+		ready[i] = make(chan struct{})
+	}
+	mapped := make(chan error, 1)
+	go func() {
+		var f wvVertexFeatures
+		for i, g := range gs {
+			if err := ctx.Err(); err != nil {
+				mapped <- err
+				return
+			}
+			// A copy of exactly its size, as it may be kept until
+			// a worker is free.
+			f = vx.graph(f.reset(), g)
+			vfs[i] = f.clone()
+			close(ready[i])
+		}
+		mapped <- nil
+	}()
+	scs := make([]wvScratch, threads)
+	err := forRows(ctx, len(gs), threads, func(wk, i int) error {
+		select {
+		case <-ready[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		keys[i], vecs[i].Vals = scs[wk].sum(w, i, gs[i].N(), &vfs[i])
+		vfs[i] = wvVertexFeatures{} // release it as soon as it is summed
+		return nil
+	})
+	// The mapper must be done with vx before anyone reads it again.
+	if merr := <-mapped; err == nil {
+		err = merr
+	}
+	return err
+}
+
+// wvVertexMapper gives the vertex features of vm dense ids: bin ids are
+// dense already; other vertex features, such as labels, are made dense, as
+// the sums are kept in an array indexed by them.
+type wvVertexMapper struct {
+	vm   VertexMap
+	vIDs interner[key64]
+	fv   []Feature
+}
+
+// graph appends the vertex features of g to f.
+func (x *wvVertexMapper) graph(f wvVertexFeatures, g *graph.Graph) wvVertexFeatures {
+	_, dense := x.vm.(*Binning)
+	for u := 0; u < g.N(); u++ {
+		x.fv = x.vm.VertexFeatures(x.fv[:0], g, u)
+		for _, y := range x.fv {
+			id := uint32(y.ID)
+			if !dense {
+				id, _ = x.vIDs.intern(key64(y.ID))
+			}
+			f.vf = append(f.vf, id)
+			f.vv = append(f.vv, y.Val)
+		}
+		f.vs = append(f.vs, int32(len(f.vf)))
+	}
+	return f
+}
+
+// dim returns the number of distinct vertex feature ids so far.
+func (x *wvVertexMapper) dim() int {
+	if bins, ok := x.vm.(*Binning); ok {
+		return bins.Bins()
+	}
+	return x.vIDs.len()
+}
+
+// wvVertexFeatures holds a graph's vertex features with dense ids: those
+// of vertex u are vf[vs[u]:vs[u+1]] with values vv.
+type wvVertexFeatures struct {
+	vf []uint32
+	vv []float64
+	vs []int32
+}
+
+// reset empties f, keeping its storage, for the features of a graph.
+func (f *wvVertexFeatures) reset() wvVertexFeatures {
+	return wvVertexFeatures{f.vf[:0], f.vv[:0], append(f.vs[:0], 0)}
+}
+
+func (f *wvVertexFeatures) clone() wvVertexFeatures {
+	return wvVertexFeatures{slices.Clone(f.vf), slices.Clone(f.vv), slices.Clone(f.vs)}
+}
+
+// wvScratch is the scratch of summing a graph's pairs, reused from graph
+// to graph.
+type wvScratch struct {
+	fw []Feature
+	// The current graph's weight features: wid<<32 | e, with the
+	// vertex and the value of entry e in eu[e] and ew[e].
+	groups []uint64
+	eu     []int32
+	ew     []float64
+	acc    denseAcc
+	ks     []uint64 // wid<<32 | vertex feature id
+	kv     []float64
+}
+
+// sum returns the distinct pairs of graph g, with n vertices and vertex
+// features f, as sorted keys wid<<32 | vertex feature id, and their sums.
+func (s *wvScratch) sum(w vertexWeights, g, n int, f *wvVertexFeatures) ([]uint64, []float64) {
+	s.groups, s.eu, s.ew = s.groups[:0], s.eu[:0], s.ew[:0]
+	for u := 0; u < n; u++ {
+		s.fw = w.features(s.fw[:0], g, u)
+		for _, x := range s.fw {
+			s.groups = append(s.groups, x.ID<<32|uint64(len(s.eu)))
+			s.eu = append(s.eu, int32(u))
+			s.ew = append(s.ew, x.Val)
+		}
+	}
+	// Entries are numbered in vertex order, so sorting by wid<<32|e
+	// keeps each group in vertex order.
+	slices.Sort(s.groups)
+	s.ks, s.kv = s.ks[:0], s.kv[:0]
+	vf, vv, vs := f.vf, f.vv, f.vs
+	for a := 0; a < len(s.groups); {
+		wid := s.groups[a] >> 32
+		for ; a < len(s.groups) && s.groups[a]>>32 == wid; a++ {
+			e := uint32(s.groups[a])
+			u, x := s.eu[e], s.ew[e]
+			for t := vs[u]; t < vs[u+1]; t++ {
+				s.acc.add(vf[t], x*vv[t])
+			}
+		}
+		s.ks, s.kv = s.acc.flush(s.ks, s.kv, wid<<32)
+	}
+	return slices.Clone(s.ks), slices.Clone(s.kv)
 }
 
 // rankPairs sets vecs[i].IDs to the ranks of keys[i] among the distinct keys
 // of all graphs, which are pairs wid<<32 | vid with wid < dimW and vid <
 // dimV, and returns the number of distinct keys. Ranks keep each graph's
-// sorted keys sorted. keys[i] is released.
+// sorted keys sorted. keys[i] is released. The graphs' ranks are looked up
+// on up to threads goroutines, each graph's by one.
 //
 // When the pair space dimW·dimV is at most 32 pairs a non-zero, a bitmap
 // over it with a prefix count a word ranks a key in constant time, for at
 // most 6 bytes a non-zero (a bit and a 64th of a uint32 per pair of the
 // space); otherwise the distinct keys are sorted, for 8 bytes a non-zero,
 // and searched.
-func rankPairs(keys [][]uint64, vecs []Vec, dimW, dimV uint64, nnz int) int {
+func rankPairs(ctx context.Context, keys [][]uint64, vecs []Vec, dimW, dimV uint64, nnz, threads int) (int, error) {
+	var rank func(ks []uint64, ids []uint32)
+	var dim int
 	if space := dimW * dimV; space <= 32*uint64(nnz)+1<<16 {
 		words := make([]uint64, (space+63)/64)
 		for _, ks := range keys {
@@ -116,43 +229,45 @@ func rankPairs(keys [][]uint64, vecs []Vec, dimW, dimV uint64, nnz int) int {
 				words[p/64] |= 1 << (p % 64)
 			}
 		}
-		rank := make([]uint32, len(words))
+		prefix := make([]uint32, len(words))
 		var r uint32
 		for j, x := range words {
-			rank[j] = r
+			prefix[j] = r
 			r += uint32(bits.OnesCount64(x))
 		}
-		for i, ks := range keys {
-			ids := make([]uint32, len(ks))
+		rank = func(ks []uint64, ids []uint32) {
 			for t, k := range ks {
 				p := (k>>32)*dimV + k&(1<<32-1)
-				ids[t] = rank[p/64] + uint32(bits.OnesCount64(words[p/64]&(1<<(p%64)-1)))
+				ids[t] = prefix[p/64] + uint32(bits.OnesCount64(words[p/64]&(1<<(p%64)-1)))
 			}
-			vecs[i].IDs = ids
-			keys[i] = nil
 		}
-		return int(r)
-	}
-	all := make([]uint64, 0, nnz)
-	for _, ks := range keys {
-		all = append(all, ks...)
-	}
-	slices.Sort(all)
-	all = slices.Compact(all)
-	for i, ks := range keys {
-		ids := make([]uint32, len(ks))
-		lo := 0
-		for t, k := range ks {
-			// The keys ascend, so each search starts where the last
-			// one ended.
-			j, _ := slices.BinarySearch(all[lo:], k)
-			lo += j
-			ids[t] = uint32(lo)
+		dim = int(r)
+	} else {
+		all := make([]uint64, 0, nnz)
+		for _, ks := range keys {
+			all = append(all, ks...)
 		}
-		vecs[i].IDs = ids
+		slices.Sort(all)
+		all = slices.Compact(all)
+		rank = func(ks []uint64, ids []uint32) {
+			lo := 0
+			for t, k := range ks {
+				// The keys ascend, so each search starts where the
+				// last one ended.
+				j, _ := slices.BinarySearch(all[lo:], k)
+				lo += j
+				ids[t] = uint32(lo)
+			}
+		}
+		dim = len(all)
+	}
+	err := forRows(ctx, len(keys), threads, func(_, i int) error {
+		vecs[i].IDs = make([]uint32, len(keys[i]))
+		rank(keys[i], vecs[i].IDs)
 		keys[i] = nil
-	}
-	return len(all)
+		return nil
+	})
+	return dim, err
 }
 
 // denseAcc sums values by small dense ids in an array, marking the touched

@@ -1,0 +1,137 @@
+package kernels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/graph/graphtest"
+)
+
+// wvThreadsCases returns the kernels and graphs of the thread tests: MUTAG
+// whole with the Dirac kernel on its labels (it has no attributes), and
+// subsets of ENZYMES (18 attributes, packed bins) and Synthie (15
+// attributes, larger graphs) with the hat kernel, binned with P = 16
+// iterations by the explicit method. mk makes the kernel for a number of
+// threads.
+func wvThreadsCases(t *testing.T) []struct {
+	name string
+	gs   []*graph.Graph
+	mk   func(threads int) Kernel
+} {
+	t.Helper()
+	subset := func(name string, n int) []*graph.Graph {
+		sub, err := graphtest.Dataset(t, name).RandomSubset(n, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sub.Graphs
+	}
+	mutag := graphtest.Dataset(t, "MUTAG").Graphs
+	enzymes, synthie := subset("ENZYMES", 60), subset("Synthie", 24)
+	dirac := AttrKernel{Kind: "dirac"}
+	hat := AttrKernel{Kind: "hat", Delta: 1, Iterations: 16, Seed: 5}
+	type tc = struct {
+		name string
+		gs   []*graph.Graph
+		mk   func(threads int) Kernel
+	}
+	var cases []tc
+	for _, d := range []struct {
+		name string
+		gs   []*graph.Graph
+		a    AttrKernel
+	}{{"MUTAG/dirac", mutag, dirac}, {"ENZYMES/hat", enzymes, hat}, {"Synthie/hat", synthie, hat}} {
+		cases = append(cases,
+			tc{"gi/" + d.name, d.gs, func(th int) Kernel { return &GraphInvariant{H: 3, Attr: d.a, Threads: th} }},
+			tc{"gh/" + d.name, d.gs, func(th int) Kernel { return &GraphHopper{Attr: d.a, Threads: th} }})
+	}
+	return cases
+}
+
+// TestWVThreads checks that GI and GraphHopper give the same matrix, to the
+// bit, and the same counters on 2 and 3 threads as on one (the reference,
+// the sequential code of the paper's timings), by both methods. The
+// number of pairs is also checked against n(n+1)/2, the pairs i ≤ j.
+func TestWVThreads(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range wvThreadsCases(t) {
+		for _, m := range []Method{Explicit, Implicit} {
+			want, wrep, err := tc.mk(1).Gram(ctx, tc.gs, m)
+			if err != nil {
+				t.Fatalf("%s %s: %v", tc.name, m, err)
+			}
+			n := int64(len(tc.gs))
+			if m == Implicit && wrep.Pairs != n*(n+1)/2 {
+				t.Errorf("%s %s: %d pairs, want %d", tc.name, m, wrep.Pairs, n*(n+1)/2)
+			}
+			for _, threads := range []int{2, 3} {
+				what := fmt.Sprintf("%s %s threads %d", tc.name, m, threads)
+				got, rep, err := tc.mk(threads).Gram(ctx, tc.gs, m)
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				requireEqual(t, what, want, got)
+				if c, w := wvCounters(rep), wvCounters(wrep); c != w {
+					t.Errorf("%s: counters %+v, want %+v", what, c, w)
+				}
+			}
+		}
+	}
+}
+
+// wvCounters returns the counters of a Report, which must not depend on
+// the number of threads, unlike its times.
+func wvCounters(r *Report) [7]int64 {
+	return [7]int64{r.FeatureNNZ, r.MaxFeatureNNZ, r.Features, r.ProductVertices, r.ProductEdges, r.Pairs, r.Comparisons}
+}
+
+// TestWVThreadsCancel checks that a cancelled context stops both methods
+// on several threads with its error.
+func TestWVThreadsCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	gs := graphtest.Dataset(t, "MUTAG").Graphs
+	for _, k := range []Kernel{&GraphInvariant{H: 3, Attr: AttrKernel{Kind: "dirac"}, Threads: 2}, &GraphHopper{Attr: AttrKernel{Kind: "dirac"}, Threads: 2}} {
+		for _, m := range []Method{Explicit, Implicit} {
+			if _, _, err := k.Gram(ctx, gs, m); !errors.Is(err, context.Canceled) {
+				t.Errorf("%s %s: error %v, want %v", k.Name(), m, err, context.Canceled)
+			}
+		}
+	}
+}
+
+// TestWVEstimateBytesThreads checks that the memory estimates of the
+// explicit GI and GraphHopper maps on 2 threads bound what Gram allocates
+// beyond the result, as TestWVEstimateBytes does for one thread, on 100
+// ENZYMES graphs with δ = 10⁻⁹, where hardly any pairs merge, so that the
+// estimate is close to what the map allocates.
+func TestWVEstimateBytesThreads(t *testing.T) {
+	sub, err := graphtest.Dataset(t, "ENZYMES").RandomSubset(100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := sub.Graphs
+	a := AttrKernel{Kind: "hat", Delta: 1e-9, Iterations: 16}
+	for _, k := range []interface {
+		Kernel
+		MemoryEstimator
+	}{&GraphInvariant{H: 3, Attr: a, Threads: 2}, &GraphHopper{Attr: a, Threads: 2}} {
+		est := k.EstimateBytes(gs, Explicit, 0)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if _, _, err := k.Gram(context.Background(), gs, Explicit); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		got := int64(after.TotalAlloc-before.TotalAlloc) - 8*int64(len(gs)*len(gs))
+		if est < got {
+			t.Errorf("%s: estimate %d bytes, allocated %d", k.Name(), est, got)
+		}
+		t.Logf("%s: estimate %d bytes, allocated %d, ratio %.2f", k.Name(), est, got, float64(est)/float64(got))
+	}
+}
