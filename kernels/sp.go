@@ -265,31 +265,28 @@ func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, thr
 	vecs = make([]Vec, len(gs))
 	ids := make(map[uint64]uint32)
 	var acc accumulator
-	// A chunk at a time, so that the local vectors waiting for their ids
-	// are those of a chunk, not of all graphs; the wait for a chunk's last
-	// graph and its numbering, in which one thread works, cost a few per
-	// cent of the parallel part.
-	chunk := spChunk * threads
-	locals := make([]spLocal, min(chunk, len(gs)))
-	for c0 := 0; c0 < len(gs); c0 += chunk {
-		c1 := min(c0+chunk, len(gs))
-		err := forRows(ctx, c1-c0, threads, func(w, i int) error {
-			sc := &scratch[w]
-			f := &sc.labels
-			if feats == nil {
-				f.f, f.off = f.f[:0], f.off[:0]
-				f.add(Dirac{}, gs[c0+i])
-			} else {
-				f = &feats[c0+i]
-			}
-			locals[i] = sc.vector(gs[c0+i], f)
-			return nil
-		})
-		if err != nil {
-			return nil, true, err
+	// Whichever worker completes the next graph in order numbers its
+	// keys, while the others go on counting: numbered a chunk of graphs at
+	// a time, on one thread at the end of each chunk while the others
+	// waited, MUTAG's 4 ms ran 1.5× faster on two threads. At most a
+	// window of graphs waits for its numbering, so that their local
+	// vectors do not pile up behind a heavy graph.
+	window := spChunk * threads
+	locals := make([]spLocal, min(window, len(gs)))
+	seq := newInOrder(len(gs))
+	err = forRows(ctx, len(gs), threads, func(w, i int) error {
+		seq.admit(i, window)
+		sc := &scratch[w]
+		f := &sc.labels
+		if feats == nil {
+			f.f, f.off = f.f[:0], f.off[:0]
+			f.add(Dirac{}, gs[i])
+		} else {
+			f = &feats[i]
 		}
-		for i := c0; i < c1; i++ {
-			l := &locals[i-c0]
+		locals[i%window] = sc.vector(gs[i], f)
+		seq.done(i, func(j int) {
+			l := &locals[j%window]
 			for s, key := range l.keys {
 				id, ok := ids[key]
 				if !ok {
@@ -298,15 +295,19 @@ func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, thr
 				}
 				acc.add(id, l.vals[s])
 			}
-			vecs[i].IDs, vecs[i].Vals = acc.flush(nil, nil)
+			vecs[j].IDs, vecs[j].Vals = acc.flush(nil, nil)
 			*l = spLocal{}
-		}
+		})
+		return nil
+	})
+	if err != nil {
+		return nil, true, err
 	}
 	return vecs, true, nil
 }
 
-// spChunk is the number of graphs per thread of a chunk of
-// spParallelVectors.
+// spChunk is the number of graphs per thread that may wait for their
+// numbering in spParallelVectors.
 const spChunk = 16
 
 // spFeatures holds vertex features: those of vertex u of a graph are
@@ -807,8 +808,8 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64
 		perFeat = mapBytes64 + accBytes
 	}
 	// One graph's distances are live at a time, per thread; several
-	// threads keep also a chunk of graphs' vectors before numbering their
-	// keys, as a key and a value per non-zero.
+	// threads keep also a window of graphs' vectors before numbering
+	// their keys, as a key and a value per non-zero.
 	threads := float64(threadsOr(k.Threads))
 	transient := 4 * largest * largest * threads
 	if threads > 1 {

@@ -313,12 +313,28 @@ func (c *glMerger) merge(es []glEntry) Vec {
 // goroutines complete them in any order.
 type inOrder struct {
 	mu       sync.Mutex
+	stepped  sync.Cond // signalled as next advances
 	complete []bool
 	next     int
 	busy     bool // a goroutine is running steps
 }
 
-func newInOrder(n int) *inOrder { return &inOrder{complete: make([]bool, n)} }
+func newInOrder(n int) *inOrder {
+	o := &inOrder{complete: make([]bool, n)}
+	o.stepped.L = &o.mu
+	return o
+}
+
+// admit waits until item i is within window of the next item to step, so
+// that at most window items wait for their steps. It cannot deadlock: the
+// next item is admitted, and whoever completes it steps it.
+func (o *inOrder) admit(i, window int) {
+	o.mu.Lock()
+	for i >= o.next+window {
+		o.stepped.Wait()
+	}
+	o.mu.Unlock()
+}
 
 // done marks item i complete and runs step on the items now ready, unless
 // another goroutine is running steps, which then runs them too: it checks
@@ -332,11 +348,14 @@ func (o *inOrder) done(i int, step func(j int)) {
 	}
 	o.busy = true
 	for o.next < len(o.complete) && o.complete[o.next] {
+		// next advances once the step is done, so that admit frees
+		// what the step reads only after it.
 		j := o.next
-		o.next++
 		o.mu.Unlock()
 		step(j)
 		o.mu.Lock()
+		o.next++
+		o.stepped.Broadcast()
 	}
 	o.busy = false
 	o.mu.Unlock()
