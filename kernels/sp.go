@@ -275,7 +275,9 @@ func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, thr
 	locals := make([]spLocal, min(window, len(gs)))
 	seq := newInOrder(len(gs))
 	err = forRows(ctx, len(gs), threads, func(w, i int) error {
-		seq.admit(i, window)
+		if err := seq.admit(ctx, i, window); err != nil {
+			return err
+		}
 		sc := &scratch[w]
 		f := &sc.labels
 		if feats == nil {

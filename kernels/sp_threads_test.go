@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gkbench/gkbench/graph"
 	"github.com/gkbench/gkbench/graph/graphtest"
@@ -171,6 +172,32 @@ func TestSPThreadsCancel(t *testing.T) {
 				t.Errorf("attr %v, %s: error %v, want %v", k.Attr != nil, m, err, context.Canceled)
 			}
 		}
+	}
+}
+
+// TestSPThreadsCancelMidway cancels the parallel map at many points of
+// its run, where a worker may wait for the numbering of a graph that
+// another worker, cancelled, never counts: every call must return, with
+// the vectors or the context's error.
+func TestSPThreadsCancelMidway(t *testing.T) {
+	gs := spThreadData(t, "ENZYMES", 0)
+	k := &ShortestPath{Threads: 2}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for d := time.Duration(0); d < 4*time.Millisecond; d += 50 * time.Microsecond {
+			ctx, cancel := context.WithTimeout(context.Background(), d)
+			_, err := k.FeatureVectors(ctx, gs)
+			cancel()
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("cancelled after %v: error %v", d, err)
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the parallel map did not return after its context was cancelled")
 	}
 }
 

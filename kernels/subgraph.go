@@ -326,14 +326,29 @@ func newInOrder(n int) *inOrder {
 }
 
 // admit waits until item i is within window of the next item to step, so
-// that at most window items wait for their steps. It cannot deadlock: the
-// next item is admitted, and whoever completes it steps it.
-func (o *inOrder) admit(i, window int) {
+// that at most window items wait for their steps, or until ctx is done.
+// The next item is admitted, and whoever completes it steps it; but a
+// worker of forRows may take it and then stop for ctx without completing
+// it, and then only ctx ends the wait.
+func (o *inOrder) admit(ctx context.Context, i, window int) error {
 	o.mu.Lock()
+	defer o.mu.Unlock()
+	if i < o.next+window {
+		return nil
+	}
+	stop := context.AfterFunc(ctx, func() {
+		o.mu.Lock()
+		o.stepped.Broadcast()
+		o.mu.Unlock()
+	})
+	defer stop()
 	for i >= o.next+window {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		o.stepped.Wait()
 	}
-	o.mu.Unlock()
+	return nil
 }
 
 // done marks item i complete and runs step on the items now ready, unless
