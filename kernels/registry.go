@@ -214,6 +214,9 @@ func threadsParamDoc() ParamDoc {
 	return ParamDoc{Name: "threads", Default: "1", Doc: "goroutines of the explicit maps and dot products and of the implicit pairs; the matrix is the same for any number"}
 }
 
+// threads reads the threads parameter that threadsParamDoc documents.
+func (r *paramReader) threads() int { return r.int("threads", 1, 1, 1024, false) }
+
 // attrParamDocs documents the attribute-kernel parameters of the kernels for
 // attributed graphs, with the given default vertex kernel.
 func attrParamDocs(def string) []ParamDoc {
@@ -247,7 +250,7 @@ func (r *paramReader) attrKernel(def string) *AttrKernel {
 func newSPFromParams(p Params) (Kernel, error) {
 	r := &paramReader{kernel: "sp", p: p}
 	a := r.attrKernel("dirac")
-	threads := r.int("threads", 1, 1, 1024, false)
+	threads := r.threads()
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -261,7 +264,7 @@ func newGIFromParams(p Params) (Kernel, error) {
 	r := &paramReader{kernel: "gi", p: p}
 	k := &GraphInvariant{H: r.int("h", 3, 0, 20, false)}
 	k.Attr = *r.attrKernel("hat")
-	k.Threads = r.int("threads", 1, 1, 1024, false)
+	k.Threads = r.threads()
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -270,7 +273,7 @@ func newGIFromParams(p Params) (Kernel, error) {
 
 func newGraphletFromParams(p Params) (Kernel, error) {
 	r := &paramReader{kernel: "graphlet", p: p}
-	k := &Graphlet{Threads: r.int("threads", 1, 1, 1024, false)}
+	k := &Graphlet{Threads: r.threads()}
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -279,7 +282,7 @@ func newGraphletFromParams(p Params) (Kernel, error) {
 
 func newCSMFromParams(p Params) (Kernel, error) {
 	r := &paramReader{kernel: "csm", p: p}
-	k := &SubgraphMatching{Threads: r.int("threads", 1, 1, 1024, false)}
+	k := &SubgraphMatching{Threads: r.threads()}
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -289,7 +292,7 @@ func newCSMFromParams(p Params) (Kernel, error) {
 func newGHFromParams(p Params) (Kernel, error) {
 	r := &paramReader{kernel: "gh", p: p}
 	k := &GraphHopper{Attr: *r.attrKernel("hat")}
-	k.Threads = r.int("threads", 1, 1, 1024, false)
+	k.Threads = r.threads()
 	if r.err != nil {
 		return nil, r.err
 	}

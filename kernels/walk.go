@@ -67,7 +67,7 @@ func newWalkFromParams(p Params) (Kernel, error) {
 		Length:  r.int("length", 0, 0, maxWalkLength, true),
 		Max:     r.bool("max", false),
 		WL:      r.int("wl", 0, 0, 100, false),
-		Threads: r.int("threads", 1, 1, 1024, false),
+		Threads: r.threads(),
 	}
 	lambda := r.floatAbove("lambda", 1, 0)
 	if _, ok := p["lambda"]; ok && !w.Max && r.err == nil {
