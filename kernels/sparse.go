@@ -532,6 +532,26 @@ func (t *interner[K]) intern(key K) (id uint32, added bool) {
 	}
 }
 
+// reset empties t and keeps its table for reuse. It clears the slots of
+// few keys one by one rather than the whole table, 4 KiB at least:
+// clearing it all took 5% of the parallel graphlet map of U251, whose
+// graphs have 12 patterns on average.
+func (t *interner[K]) reset() {
+	if len(t.keys) < len(t.slots)/16 {
+		mask := uint64(len(t.slots) - 1)
+		for id, key := range t.keys {
+			i := key.hash() >> t.shift
+			for t.slots[i] != uint32(id)+1 {
+				i = (i + 1) & mask
+			}
+			t.slots[i] = 0
+		}
+	} else {
+		clear(t.slots)
+	}
+	t.keys = t.keys[:0]
+}
+
 func (t *interner[K]) grow() {
 	n := max(2*len(t.slots), 1024)
 	// Reserve the keys the new table can hold, so that append does not

@@ -242,3 +242,34 @@ func BenchmarkSortIDs(b *testing.B) {
 		}
 	})
 }
+
+// TestInternerReset checks that a reset interner numbers keys from 0
+// again, as a new one does, both where reset clears the slots of its few
+// keys one by one and where it clears the whole table: 10 keys in the
+// 1024 slots of the first table, and 400.
+func TestInternerReset(t *testing.T) {
+	for _, n := range []int{10, 400} {
+		var in interner[key64]
+		for k := range n {
+			in.intern(key64(1000 + k))
+		}
+		in.reset()
+		if in.len() != 0 {
+			t.Fatalf("%d keys: %d left after reset", n, in.len())
+		}
+		// New keys in another order, with some of the old among them:
+		// each gets the next id, as in a new interner.
+		for k := range n {
+			key := key64(1000 + 2*n - 1 - 2*k)
+			if id, added := in.intern(key); id != uint32(k) || !added {
+				t.Fatalf("%d keys: key %d got id %d, added %t; want %d, true", n, key, id, added, k)
+			}
+		}
+		for k := range n {
+			key := key64(1000 + 2*n - 1 - 2*k)
+			if id, added := in.intern(key); id != uint32(k) || added {
+				t.Fatalf("%d keys: key %d again got id %d, added %t; want %d, false", n, key, id, added, k)
+			}
+		}
+	}
+}

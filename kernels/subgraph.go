@@ -225,22 +225,7 @@ func (c *glLocal) patterns(g *graph.Graph) []glEntry {
 	for j, n := range c.valBuf {
 		es[j] = glEntry{key: t.keys[j], aut: int32(c.aut[j]), n: n}
 	}
-	// Clearing the slots of the graph's few patterns rather than the
-	// whole table, 4 KiB at least: that took 5% of the parallel map of
-	// U251, whose graphs have 12 patterns on average.
-	if len(t.keys) < len(t.slots)/16 {
-		mask := uint64(len(t.slots) - 1)
-		for j, key := range t.keys {
-			i := key.hash() >> t.shift
-			for t.slots[i] != uint32(j)+1 {
-				i = (i + 1) & mask
-			}
-			t.slots[i] = 0
-		}
-	} else {
-		clear(t.slots)
-	}
-	t.keys = t.keys[:0]
+	t.reset()
 	c.aut = c.aut[:0]
 	return es
 }
