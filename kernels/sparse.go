@@ -319,14 +319,12 @@ const parallelBuildMin = 1 << 15
 // pos[−1], sorted by graph. On threads > 1, each of as many parts of the
 // columns, split at equal postings, is counted and placed by a thread of
 // its own, into the part of f's list after the earlier parts', so that the
-// lists are the same for any number of threads.
+// lists are the same for any number of threads. graphs and vals must hold
+// the block's postings: gramBlockedInto sizes them for its longest block.
 func (sc *postingScratch) build(ctx context.Context, vecs []Vec, c0, c1, top, threads int) error {
 	size := 0
 	for _, v := range vecs[c0:c1] {
 		size += v.Len()
-	}
-	if len(sc.graphs) < size {
-		sc.graphs, sc.vals = make([]int32, size), make([]float64, size)
 	}
 	parts := 1
 	if size >= parallelBuildMin {
