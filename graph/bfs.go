@@ -9,12 +9,23 @@ const Unreachable = -1
 // v, and Unreachable where there is no path. It runs one breadth-first
 // search per vertex, O(n·(n+m)) in all.
 func Distances(g *Graph) []int32 {
+	return DistancesInto(nil, g)
+}
+
+// DistancesInto is Distances with the result, and the search's queue, in
+// the storage of buf when it has room, so that a caller computing the
+// distances of graph after graph allocates only for the largest. The result
+// is a prefix of that storage and may be passed back as buf.
+func DistancesInto(buf []int32, g *Graph) []int32 {
 	n := g.N()
-	d := make([]int32, n*n)
+	if cap(buf) < n*n+n {
+		buf = make([]int32, n*n+n)
+	}
+	buf = buf[:n*n+n]
+	d, queue := buf[:n*n], buf[n*n:]
 	for i := range d {
 		d[i] = Unreachable
 	}
-	queue := make([]int32, n)
 	for s := 0; s < n; s++ {
 		row := d[s*n : (s+1)*n]
 		row[s] = 0

@@ -23,6 +23,9 @@ func TestDistances(t *testing.T) {
 			[]int32{0, 1, -1, 1, 0, -1, -1, -1, 0}},
 		{"empty", 0, nil, []int32{}},
 	}
+	// One buffer passes through every case, filled with junk each time,
+	// so that DistancesInto is seen to overwrite what it reuses.
+	var buf []int32
 	for _, tc := range tests {
 		g, err := Build(make([]int32, tc.n), tc.edges, nil, 0)
 		if err != nil {
@@ -30,6 +33,13 @@ func TestDistances(t *testing.T) {
 		}
 		if got := Distances(g); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+		buf = buf[:cap(buf)]
+		for i := range buf {
+			buf[i] = 7
+		}
+		if buf = DistancesInto(buf, g); !slices.Equal(buf, tc.want) {
+			t.Errorf("%s: DistancesInto gave %v, want %v", tc.name, buf, tc.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package kernels
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gkbench/gkbench/graph"
@@ -316,7 +317,8 @@ func (k *GraphHopper) Name() string { return "gh" }
 func (k *GraphHopper) Methods() []Method { return []Method{Explicit, Implicit} }
 
 // ghWeights holds M(v) for every vertex: graph g's matrices are m[g], one
-// d[g]×d[g] block per vertex, with d[g] its own diameter plus one, so that
+// block per vertex of the upper triangle of a d[g]×d[g] matrix packed row
+// by row (see hopperPacked), with d[g] its own diameter plus one, so that
 // small graphs store small blocks. Entries beyond a graph's block are 0.
 type ghWeights struct {
 	m     [][]float64
@@ -329,9 +331,10 @@ type ghWeights struct {
 func newGHWeights(ctx context.Context, gs []*graph.Graph, threads int) (*ghWeights, time.Duration, error) {
 	w := &ghWeights{m: make([][]float64, len(gs)), d: make([]int, len(gs))}
 	busy := make([]time.Duration, max(1, min(threads, len(gs))))
+	scs := make([]hopperScratch, len(busy))
 	err := forRows(ctx, len(gs), threads, func(wk, i int) error {
 		t := time.Now()
-		w.m[i], w.d[i] = HopperMatrices(gs[i])
+		w.m[i], w.d[i] = hopperPacked(gs[i], &scs[wk])
 		busy[wk] += time.Since(t)
 		return nil
 	})
@@ -349,31 +352,37 @@ func newGHWeights(ctx context.Context, gs []*graph.Graph, threads int) (*ghWeigh
 }
 
 func (w *ghWeights) block(g, u int) []float64 {
-	d := w.d[g]
-	return w.m[g][u*d*d : (u+1)*d*d]
+	t := triangle(w.d[g])
+	return w.m[g][u*t : (u+1)*t]
 }
 
+// weight adds the products of the entries (i, j), i ≤ j < d, row by row,
+// as the full matrices' rows would be summed.
 func (w *ghWeights) weight(g, u, h, v int) float64 {
 	a, b := w.block(g, u), w.block(h, v)
 	dg, dh := w.d[g], w.d[h]
 	d := min(dg, dh)
 	var s float64
-	for i := 0; i < d; i++ {
-		ra, rb := a[i*dg+i:i*dg+d], b[i*dh+i:i*dh+d]
+	for i, oa, ob := 0, 0, 0; i < d; i++ {
+		ra, rb := a[oa:oa+d-i], b[ob:ob+d-i]
 		for j, x := range ra {
 			s += x * rb[j]
 		}
+		oa += dg - i
+		ob += dh - i
 	}
 	return s
 }
 
 func (w *ghWeights) features(dst []Feature, g, u int) []Feature {
 	a, d := w.block(g, u), w.d[g]
+	o := 0
 	for i := 0; i < d; i++ {
 		for j := i; j < d; j++ {
-			if x := a[i*d+j]; x != 0 {
+			if x := a[o]; x != 0 {
 				dst = append(dst, Feature{uint64(i*w.delta + j), x})
 			}
+			o++
 		}
 	}
 	return dst
@@ -381,20 +390,58 @@ func (w *ghWeights) features(dst []Feature, g, u int) []Feature {
 
 func (w *ghWeights) dim() int { return w.delta * w.delta }
 
+// triangle returns d(d+1)/2, the entries of the upper triangle of a d×d
+// matrix.
+func triangle(d int) int { return d * (d + 1) / 2 }
+
 // HopperMatrices returns M(v) of every vertex of g as one d×d block per
 // vertex, row-major, where d is g's diameter plus one (1 for a graph
 // without edges, 0 for the empty graph).
 func HopperMatrices(g *graph.Graph) ([]float64, int) {
+	P, d := hopperPacked(g, &hopperScratch{})
+	M := make([]float64, g.N()*d*d)
+	o := 0
+	for v := 0; v < g.N(); v++ {
+		for i := 0; i < d; i++ {
+			o += copy(M[v*d*d+i*d+i:(v*d+i+1)*d], P[o:o+d-i])
+		}
+	}
+	return M, d
+}
+
+// hopperScratch is what computing M(v) needs besides the matrices, reused
+// from graph to graph, as their garbage is collected at the cost of the
+// other threads' time.
+type hopperScratch struct {
+	dist  []int32
+	sigma []float64
+	beta  []float64
+	order []int32
+}
+
+// hopperPacked is HopperMatrices with only the upper triangle of each
+// block, where every non-zero lies (M(v)_ij counts shortest paths of
+// length j on which v is i edges from the start, so j ≥ i), packed row by
+// row: entry (i, j) of vertex v's block at v·d(d+1)/2 + i·d − i(i−1)/2 +
+// j − i. It halves what the matrices take.
+func hopperPacked(g *graph.Graph, sc *hopperScratch) ([]float64, int) {
 	n := g.N()
-	dist := graph.Distances(g)
+	sc.dist = graph.DistancesInto(sc.dist, g)
+	dist := sc.dist
 	d := 0
 	for _, x := range dist {
 		d = max(d, int(x)+1)
 	}
-	M := make([]float64, n*d*d)
-	sigma := make([]float64, n)
-	beta := make([]float64, n*d) // β(v, k) at v*d+k
-	order := make([]int32, 0, n)
+	t := triangle(d)
+	// row[i] is where row i of a block starts.
+	row := make([]int, d)
+	for i := 1; i < d; i++ {
+		row[i] = row[i-1] + d - (i - 1)
+	}
+	M := make([]float64, n*t)
+	sc.sigma = slices.Grow(sc.sigma[:0], n)[:n]
+	sc.beta = slices.Grow(sc.beta[:0], n*d)[:n*d] // β(v, k) at v*d+k
+	sigma, beta, order := sc.sigma, sc.beta, sc.order[:0]
 	for s := 0; s < n; s++ {
 		ds := dist[s*n : (s+1)*n]
 		// BFS order and path counts: σ(s) = 1, σ(w) = Σ σ(preds).
@@ -434,13 +481,14 @@ func HopperMatrices(g *graph.Graph) ([]float64, int) {
 		}
 		for _, v := range order {
 			i := int(ds[v])
-			mv := M[int(v)*d*d:]
+			mv := M[int(v)*t+row[i] : int(v)*t+row[i]+d-i]
 			bv := beta[int(v)*d : int(v+1)*d]
-			for k := 0; i+k < d; k++ {
-				mv[i*d+i+k] += sigma[v] * bv[k]
+			for k := range mv {
+				mv[k] += sigma[v] * bv[k]
 			}
 		}
 	}
+	sc.order = order
 	return M, d
 }
 
@@ -480,23 +528,20 @@ func (k *GraphHopper) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64 
 	}
 	nnzW := make([]int64, len(gs))
 	var prep int64
+	var sc hopperScratch
 	for i, g := range gs {
-		M, d := HopperMatrices(g)
-		for u := 0; u < g.N(); u++ {
-			b := M[u*d*d : (u+1)*d*d]
-			for r := 0; r < d; r++ {
-				for _, x := range b[r*d+r : (r+1)*d] {
-					if x != 0 {
-						nnzW[i]++
-					}
-				}
+		M, d := hopperPacked(g, &sc)
+		for _, x := range M {
+			if x != 0 {
+				nnzW[i]++
 			}
 		}
-		// HopperMatrices keeps M, 8 bytes an entry, and allocates the
-		// distances, 4 bytes a pair, path counts and a queue; an eighth
-		// more for rounding.
+		// The map keeps M, 8 bytes an entry of a triangle, and its
+		// scratch grows to the distances, 4 bytes a pair, path counts
+		// and a queue, at most once a graph; an eighth more for
+		// rounding.
 		n, d64 := int64(g.N()), int64(d)
-		prep += (4*n*n + 8*n*d64*d64 + 8*n*d64 + 16*n) * 9 / 8
+		prep += (4*n*n + 4*n*(d64+1)*d64 + 8*n*d64 + 24*n) * 9 / 8
 	}
 	return wvBytes(gs, &k.Attr, nnzW, prep+32*int64(len(gs)), threadsOr(k.Threads))
 }

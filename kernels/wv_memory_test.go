@@ -22,7 +22,7 @@ import (
 // for 19580 vertices): GI's non-zeros are about 0.6 of its pairs, whence
 // ratios of 1.8 to 3.7. GraphHopper's are about 0.3 of its pairs at P = 1
 // and 0.26 from P = 4 on, as M(v)_00 = 1 and the entries of short paths are
-// shared by most vertices of a graph, whence ratios of 3.6 at P = 4 and 6
+// shared by most vertices of a graph, whence ratios of 4.4 at P = 4 and 6
 // at P = 64, which no estimate can foresee without binning: these rows
 // allow 8.
 func TestWVEstimateBytes(t *testing.T) {
