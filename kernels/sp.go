@@ -127,7 +127,10 @@ func (k *ShortestPath) parallelVectors(ctx context.Context, gs []*graph.Graph, t
 // sequentialVectors is FeatureVectors on one thread, the paper's timing.
 func (k *ShortestPath) sequentialVectors(ctx context.Context, gs []*graph.Graph) ([]Vec, error) {
 	vecs := make([]Vec, len(gs))
-	var acc accumulator
+	var (
+		acc  accumulator
+		dist []int32
+	)
 	if k.Attr == nil && isDirac(k.Vertex) && labelsBelow(gs, 1<<24) {
 		// Key: label(u)<<40 | label(v)<<16 | d.
 		ids := make(map[uint64]uint32)
@@ -136,7 +139,8 @@ func (k *ShortestPath) sequentialVectors(ctx context.Context, gs []*graph.Graph)
 				return nil, err
 			}
 			n := g.N()
-			d := graph.Distances(g)
+			dist = graph.DistancesInto(dist, g)
+			d := dist
 			for u := 0; u < n; u++ {
 				lu := uint64(g.Labels[u]) << 40
 				for v, duv := range d[u*n : (u+1)*n] {
@@ -167,7 +171,8 @@ func (k *ShortestPath) sequentialVectors(ctx context.Context, gs []*graph.Graph)
 			return nil, err
 		}
 		n := g.N()
-		d := graph.Distances(g)
+		dist = graph.DistancesInto(dist, g)
+		d := dist
 		feats := make([][]Feature, n)
 		for u := range feats {
 			feats[u] = vm.VertexFeatures(nil, g, u)
@@ -341,6 +346,7 @@ type spScratch struct {
 	li    []int32          // index of each feature
 	table []int32          // slot of each dense key, or −1
 	used  []int32          // the entries of table in use
+	dist  []int32          // the graph's distances
 }
 
 // spDenseSlots bounds the table of dense keys of spScratch.vector: 1 MiB.
@@ -358,7 +364,8 @@ const spDenseSlots = 1 << 18
 // fifth of the hash look-up that dominates the map; else in a map.
 func (sc *spScratch) vector(g *graph.Graph, fs *spFeatures) spLocal {
 	n := g.N()
-	d := graph.Distances(g)
+	sc.dist = graph.DistancesInto(sc.dist, g)
+	d := sc.dist
 	off := fs.off
 	f := fs.f[off[0]:off[n]]
 	if sc.local == nil {
