@@ -3,7 +3,6 @@ package kernels
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/gkbench/gkbench/graph"
@@ -16,13 +15,39 @@ import (
 type vertexWeights interface {
 	// weight returns k_W(u, v) for vertex u of graph g and v of graph h.
 	weight(g, u, h, v int) float64
-	// features appends the explicit feature map φ^W(u) of vertex u of
-	// graph g to dst, with distinct ids below dim.
-	features(dst []Feature, g, u int) []Feature
+	explicitWeights
+	weightFeatures
 	// dim returns the dimension of φ^W: the weight features are dense
 	// ids, so that a graph's pairs of a weight and a vertex feature can
 	// be ranked in a bitmap over all pairs (see rankPairs).
 	dim() int
+}
+
+// weightFeatures gives the explicit feature map φ^W of vertices.
+type weightFeatures interface {
+	// features appends φ^W(u) of vertex u of graph g to dst, with
+	// distinct ids.
+	features(dst []Feature, g, u int) []Feature
+}
+
+// explicitWeights is what the explicit map of a weighted vertex kernel
+// needs of k_W: the weights of one graph at a time.
+type explicitWeights interface {
+	// load returns the weight features of graph g, computed in sc, the
+	// calling worker's own, where they are not kept for every graph.
+	load(g int, sc *weightScratch) weightFeatures
+	// renumber is called once every graph's pairs are summed, with their
+	// keys wid<<32 | vertex feature id. It gives the weight features
+	// dense ids, keeping each graph's keys sorted, and returns their
+	// dimension.
+	renumber(keys [][]uint64) int
+}
+
+// weightScratch is a worker's storage for the weights that the explicit
+// map computes graph by graph (see ghStream).
+type weightScratch struct {
+	hop hopperScratch
+	gh  ghGraph
 }
 
 // gramWV computes K(G,H) = Σ_v Σ_v' k_W(v,v')·k_V(v,v') for the weights w
@@ -76,28 +101,36 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 		}
 		return K, nil
 	case Explicit:
-		dim, err := attrDim(gs)
-		if err != nil {
-			return nil, fmt.Errorf("%s kernel: %w", name, err)
-		}
-		vm, err := a.featureMap(dim)
-		if err != nil {
-			return nil, fmt.Errorf("%s kernel: %w", name, err)
-		}
-		t := time.Now()
-		vecs, nf, err := wvVectorsOn(ctx, gs, w, vm, threads)
-		if err != nil {
-			return nil, err
-		}
-		rep.TPhi += time.Since(t)
-		noteVecs(rep, vecs)
-		rep.Features = int64(nf)
-		t = time.Now()
-		K, err := gramFromVecs(ctx, vecs, nil, threads)
-		rep.TDot += time.Since(t)
-		return K, err
+		return gramWVExplicit(ctx, name, gs, w, a, threads, rep)
 	}
 	return nil, fmt.Errorf("%s kernel: unsupported method %q", name, m)
+}
+
+// gramWVExplicit is gramWV's explicit method, with the weights w.
+func gramWVExplicit(ctx context.Context, name string, gs []*graph.Graph, w explicitWeights, a *AttrKernel, threads int, rep *Report) (*mat.SymDense, error) {
+	if len(gs) == 0 {
+		return &mat.SymDense{}, nil
+	}
+	dim, err := attrDim(gs)
+	if err != nil {
+		return nil, fmt.Errorf("%s kernel: %w", name, err)
+	}
+	vm, err := a.featureMap(dim)
+	if err != nil {
+		return nil, fmt.Errorf("%s kernel: %w", name, err)
+	}
+	t := time.Now()
+	vecs, nf, err := wvVectorsOn(ctx, gs, w, vm, threads)
+	if err != nil {
+		return nil, err
+	}
+	rep.TPhi += time.Since(t)
+	noteVecs(rep, vecs)
+	rep.Features = int64(nf)
+	t = time.Now()
+	K, err := gramFromVecs(ctx, vecs, nil, threads)
+	rep.TDot += time.Since(t)
+	return K, err
 }
 
 // wvBytes bounds the bytes that the explicit map of a weighted vertex
@@ -238,6 +271,10 @@ func (w *giWeights) features(dst []Feature, g, u int) []Feature {
 
 func (w *giWeights) dim() int { return w.offset[len(w.colours)] }
 
+func (w *giWeights) load(int, *weightScratch) weightFeatures { return w }
+
+func (w *giWeights) renumber([][]uint64) int { return w.dim() }
+
 // Gram implements Kernel.
 func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymDense, *Report, error) {
 	if k.H < 0 {
@@ -334,7 +371,7 @@ func newGHWeights(ctx context.Context, gs []*graph.Graph, threads int) (*ghWeigh
 	scs := make([]hopperScratch, len(busy))
 	err := forRows(ctx, len(gs), threads, func(wk, i int) error {
 		t := time.Now()
-		w.m[i], w.d[i] = hopperPacked(gs[i], &scs[wk])
+		w.m[i], w.d[i] = hopperPacked(nil, gs[i], &scs[wk])
 		busy[wk] += time.Since(t)
 		return nil
 	})
@@ -375,12 +412,17 @@ func (w *ghWeights) weight(g, u, h, v int) float64 {
 }
 
 func (w *ghWeights) features(dst []Feature, g, u int) []Feature {
-	a, d := w.block(g, u), w.d[g]
+	return ghFeatures(dst, w.block(g, u), w.d[g], w.delta)
+}
+
+// ghFeatures appends the non-zeros of a packed d×d block to dst as the
+// features i·stride + j.
+func ghFeatures(dst []Feature, block []float64, d, stride int) []Feature {
 	o := 0
 	for i := 0; i < d; i++ {
 		for j := i; j < d; j++ {
-			if x := a[o]; x != 0 {
-				dst = append(dst, Feature{uint64(i*w.delta + j), x})
+			if x := block[o]; x != 0 {
+				dst = append(dst, Feature{uint64(i*stride + j), x})
 			}
 			o++
 		}
@@ -390,6 +432,79 @@ func (w *ghWeights) features(dst []Feature, g, u int) []Feature {
 
 func (w *ghWeights) dim() int { return w.delta * w.delta }
 
+func (w *ghWeights) load(int, *weightScratch) weightFeatures { return w }
+
+func (w *ghWeights) renumber([][]uint64) int { return w.dim() }
+
+// ghStream is GraphHopper's weights for the explicit map, which needs
+// M(v) of a graph only while it sums the graph's pairs: each worker
+// computes a graph's matrices into its own buffer as it takes the graph
+// up. Keeping them for every graph, as the implicit method must, made the
+// explicit map on MUTAG allocate 1.4 of its 2.6 MB, whose collection cost
+// two threads the idle core that one thread has for it.
+//
+// δ, the largest d, is known only once every graph is summed, so the
+// weight features are numbered i·stride + j with stride the most vertices
+// of a graph, at least every d, and renumbered i·δ + j at the end: the same
+// ids in the same order as ghWeights gives them.
+type ghStream struct {
+	gs     []*graph.Graph
+	stride int
+	d      []int // each graph's, set by the worker that sums it
+}
+
+func newGHStream(gs []*graph.Graph) *ghStream {
+	w := &ghStream{gs: gs, d: make([]int, len(gs))}
+	for _, g := range gs {
+		w.stride = max(w.stride, g.N())
+	}
+	return w
+}
+
+// fitsStream reports whether ghStream's provisional ids, below stride²,
+// fit the 32 bits of a weight feature in a pair's key.
+func (w *ghStream) fitsStream() bool { return w.stride < 1<<16 }
+
+// load computes the matrices of graph g into sc and returns them, numbered
+// by the stride.
+func (w *ghStream) load(g int, sc *weightScratch) weightFeatures {
+	h := &sc.gh
+	h.m, h.d = hopperPacked(h.m, w.gs[g], &sc.hop)
+	h.stride = w.stride
+	w.d[g] = h.d
+	return h
+}
+
+// renumber rewrites the weight feature of every key from i·stride + j to
+// i·δ + j, which keeps each graph's keys sorted, and returns δ².
+func (w *ghStream) renumber(keys [][]uint64) int {
+	delta := 0
+	for _, d := range w.d {
+		delta = max(delta, d)
+	}
+	if delta != w.stride {
+		stride, delta := uint64(w.stride), uint64(delta)
+		for _, ks := range keys {
+			for t, k := range ks {
+				wid := k >> 32
+				ks[t] = (wid/stride*delta+wid%stride)<<32 | k&(1<<32-1)
+			}
+		}
+	}
+	return delta * delta
+}
+
+// ghGraph is the matrices of one graph as ghStream.load leaves them.
+type ghGraph struct {
+	m         []float64
+	d, stride int
+}
+
+func (h *ghGraph) features(dst []Feature, _, u int) []Feature {
+	t := triangle(h.d)
+	return ghFeatures(dst, h.m[u*t:(u+1)*t], h.d, h.stride)
+}
+
 // triangle returns d(d+1)/2, the entries of the upper triangle of a d×d
 // matrix.
 func triangle(d int) int { return d * (d + 1) / 2 }
@@ -398,7 +513,7 @@ func triangle(d int) int { return d * (d + 1) / 2 }
 // vertex, row-major, where d is g's diameter plus one (1 for a graph
 // without edges, 0 for the empty graph).
 func HopperMatrices(g *graph.Graph) ([]float64, int) {
-	P, d := hopperPacked(g, &hopperScratch{})
+	P, d := hopperPacked(nil, g, &hopperScratch{})
 	M := make([]float64, g.N()*d*d)
 	o := 0
 	for v := 0; v < g.N(); v++ {
@@ -407,6 +522,17 @@ func HopperMatrices(g *graph.Graph) ([]float64, int) {
 		}
 	}
 	return M, d
+}
+
+// growCap returns s with length n, reallocating, when it is too short, to
+// at least twice its capacity, so that a buffer grown graph by graph
+// allocates at most 4 times its largest length in all (the last
+// allocation is below twice the largest, and each one at least doubles).
+func growCap[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, max(n, 2*cap(s)))
+	}
+	return s[:n]
 }
 
 // hopperScratch is what computing M(v) needs besides the matrices, reused
@@ -424,9 +550,11 @@ type hopperScratch struct {
 // length j on which v is i edges from the start, so j ≥ i), packed row by
 // row: entry (i, j) of vertex v's block at v·d(d+1)/2 + i·d − i(i−1)/2 +
 // j − i. It halves what the matrices take.
-func hopperPacked(g *graph.Graph, sc *hopperScratch) ([]float64, int) {
+//
+// The matrices go in dst's storage when it has room.
+func hopperPacked(dst []float64, g *graph.Graph, sc *hopperScratch) ([]float64, int) {
 	n := g.N()
-	sc.dist = graph.DistancesInto(sc.dist, g)
+	sc.dist = graph.DistancesInto(growCap(sc.dist, n*n+n), g)
 	dist := sc.dist
 	d := 0
 	for _, x := range dist {
@@ -438,10 +566,11 @@ func hopperPacked(g *graph.Graph, sc *hopperScratch) ([]float64, int) {
 	for i := 1; i < d; i++ {
 		row[i] = row[i-1] + d - (i - 1)
 	}
-	M := make([]float64, n*t)
-	sc.sigma = slices.Grow(sc.sigma[:0], n)[:n]
-	sc.beta = slices.Grow(sc.beta[:0], n*d)[:n*d] // β(v, k) at v*d+k
-	sigma, beta, order := sc.sigma, sc.beta, sc.order[:0]
+	M := growCap(dst, n*t)
+	clear(M)
+	sc.sigma = growCap(sc.sigma, n)
+	sc.beta = growCap(sc.beta, n*d) // β(v, k) at v*d+k
+	sigma, beta, order := sc.sigma, sc.beta, growCap(sc.order, n)[:0]
 	for s := 0; s < n; s++ {
 		ds := dist[s*n : (s+1)*n]
 		// BFS order and path counts: σ(s) = 1, σ(w) = Σ σ(preds).
@@ -501,6 +630,15 @@ func (k *GraphHopper) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*m
 	t := time.Now()
 	gs = graph.ScaleAttributes(gs)
 	threads := threadsOr(k.Threads)
+	if m == Explicit {
+		if w := newGHStream(gs); w.fitsStream() {
+			// The scaling, as below; the matrices are computed within
+			// the map.
+			rep.TPhi = time.Since(t)
+			K, err := gramWVExplicit(ctx, "gh", gs, w, &k.Attr, threads, rep)
+			return K, rep, err
+		}
+	}
 	w, busy, err := newGHWeights(ctx, gs, threads)
 	if err != nil {
 		return nil, rep, err
@@ -527,22 +665,35 @@ func (k *GraphHopper) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64 
 		return 0
 	}
 	nnzW := make([]int64, len(gs))
-	var prep int64
-	var sc hopperScratch
+	var (
+		kept, most int64
+		sc         hopperScratch
+		M          []float64
+	)
 	for i, g := range gs {
-		M, d := hopperPacked(g, &sc)
+		var d int
+		M, d = hopperPacked(M, g, &sc)
 		for _, x := range M {
 			if x != 0 {
 				nnzW[i]++
 			}
 		}
-		// The map keeps M, 8 bytes an entry of a triangle, and its
-		// scratch grows to the distances, 4 bytes a pair, path counts
-		// and a queue, at most once a graph; an eighth more for
-		// rounding.
+		// M, 8 bytes an entry of a triangle, and the scratch: the
+		// distances and queue, 4 bytes a pair and a vertex, path counts
+		// and the BFS order.
 		n, d64 := int64(g.N()), int64(d)
-		prep += (4*n*n + 4*n*(d64+1)*d64 + 8*n*d64 + 24*n) * 9 / 8
+		m := 4*n*(d64+1)*d64 + 4*n*n + 4*n + 8*n*d64 + 12*n
+		kept += m
+		most = max(most, m)
 	}
+	// The streamed map's buffers, one set a worker, grow by doubling
+	// (growCap) to at most 4 times the largest; the matrices of every
+	// graph where it cannot stream. An eighth more for rounding.
+	prep := 4 * most * int64(max(1, min(threadsOr(k.Threads), len(gs))))
+	if !newGHStream(gs).fitsStream() {
+		prep = kept
+	}
+	prep = prep * 9 / 8
 	return wvBytes(gs, &k.Attr, nnzW, prep+32*int64(len(gs)), threadsOr(k.Threads))
 }
 

@@ -22,7 +22,7 @@ import (
 // in sorted order. Only these are given global ids, by their rank among all
 // distinct pairs, so that a graph's ids stay sorted. The sums add each
 // pair's products in vertex order, as one global accumulator would.
-func wvVectors(ctx context.Context, gs []*graph.Graph, w vertexWeights, vm VertexMap) ([]Vec, int, error) {
+func wvVectors(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm VertexMap) ([]Vec, int, error) {
 	return wvVectorsOn(ctx, gs, w, vm, 1)
 }
 
@@ -34,7 +34,7 @@ func wvVectors(ctx context.Context, gs []*graph.Graph, w vertexWeights, vm Verte
 // arithmetic of the sequential map, and ranked as there, so the vectors do
 // not depend on threads. With one thread a graph's vertex features are
 // summed as soon as they are computed, in one scratch.
-func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w vertexWeights, vm VertexMap, threads int) ([]Vec, int, error) {
+func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm VertexMap, threads int) ([]Vec, int, error) {
 	vx := wvVertexMapper{vm: vm}
 	keys := make([][]uint64, len(gs))
 	vecs := make([]Vec, len(gs))
@@ -57,7 +57,7 @@ func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w vertexWeights, vm Ver
 	for _, ks := range keys {
 		nnz += len(ks)
 	}
-	dim, err := rankPairs(ctx, keys, vecs, uint64(w.dim()), uint64(vx.dim()), nnz, threads)
+	dim, err := rankPairs(ctx, keys, vecs, uint64(w.renumber(keys)), uint64(vx.dim()), nnz, threads)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -70,7 +70,7 @@ func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w vertexWeights, vm Ver
 // 64 costs as much as the sums (about 55 ms each, GI with h = 3), so that
 // a worker sums a graph as soon as its vertex features are there instead
 // of waiting for all of them.
-func wvSumParallel(ctx context.Context, gs []*graph.Graph, w vertexWeights, vx *wvVertexMapper, keys [][]uint64, vecs []Vec, threads int) error {
+func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx *wvVertexMapper, keys [][]uint64, vecs []Vec, threads int) error {
 	vfs := make([]wvVertexFeatures, len(gs))
 	ready := make([]chan struct{}, len(gs))
 	for i := range ready {
@@ -174,14 +174,16 @@ type wvScratch struct {
 	acc    denseAcc
 	ks     []uint64 // wid<<32 | vertex feature id
 	kv     []float64
+	ws     weightScratch
 }
 
 // sum returns the distinct pairs of graph g, with n vertices and vertex
 // features f, as sorted keys wid<<32 | vertex feature id, and their sums.
-func (s *wvScratch) sum(w vertexWeights, g, n int, f *wvVertexFeatures) ([]uint64, []float64) {
+func (s *wvScratch) sum(w explicitWeights, g, n int, f *wvVertexFeatures) ([]uint64, []float64) {
 	s.groups, s.eu, s.ew = s.groups[:0], s.eu[:0], s.ew[:0]
+	wf := w.load(g, &s.ws)
 	for u := 0; u < n; u++ {
-		s.fw = w.features(s.fw[:0], g, u)
+		s.fw = wf.features(s.fw[:0], g, u)
 		for _, x := range s.fw {
 			s.groups = append(s.groups, x.ID<<32|uint64(len(s.eu)))
 			s.eu = append(s.eu, int32(u))

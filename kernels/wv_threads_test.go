@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/gkbench/gkbench/graph"
@@ -133,5 +134,59 @@ func TestWVEstimateBytesThreads(t *testing.T) {
 			t.Errorf("%s: estimate %d bytes, allocated %d", k.Name(), est, got)
 		}
 		t.Logf("%s: estimate %d bytes, allocated %d, ratio %.2f", k.Name(), est, got, float64(est)/float64(got))
+	}
+}
+
+// TestGHStreamSameVectors checks that the explicit GraphHopper map, which
+// computes M(v) graph by graph in its workers and renumbers the weight
+// features once δ is known (ghStream), gives the same vectors to the bit,
+// with the same ids, as the map over the matrices of every graph kept
+// beforehand (ghWeights), which the implicit method uses, on 1 to 3
+// threads. On these graphs the stride, the most vertices of a graph, is
+// well above δ, so the renumbering is exercised.
+func TestGHStreamSameVectors(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range wvThreadsCases(t) {
+		k, ok := tc.mk(1).(*GraphHopper)
+		if !ok {
+			continue
+		}
+		gs := graph.ScaleAttributes(tc.gs)
+		kept, _, err := newGHWeights(ctx, gs, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream := newGHStream(gs)
+		if stream.stride <= kept.delta {
+			t.Fatalf("%s: stride %d, δ %d: the renumbering goes untested", tc.name, stream.stride, kept.delta)
+		}
+		dim, err := attrDim(gs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm, err := k.Attr.featureMap(dim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantDim, err := wvVectorsOn(ctx, gs, kept, vm, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for threads := 1; threads <= 3; threads++ {
+			vm, _ := k.Attr.featureMap(dim)
+			got, gotDim, err := wvVectorsOn(ctx, gs, newGHStream(gs), vm, threads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gotDim != wantDim {
+				t.Errorf("%s, %d threads: %d features, want %d", tc.name, threads, gotDim, wantDim)
+			}
+			for i := range want {
+				if !slices.Equal(got[i].IDs, want[i].IDs) || !slices.Equal(got[i].Vals, want[i].Vals) {
+					t.Errorf("%s, %d threads: graph %d's vector differs", tc.name, threads, i)
+					break
+				}
+			}
+		}
 	}
 }
