@@ -74,6 +74,7 @@ func (k *ShortestPath) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*
 	switch m {
 	case Explicit:
 		t := time.Now()
+		ahead := newGramAhead(len(gs), threadsOr(k.Threads))
 		vecs, err := k.FeatureVectors(ctx, gs)
 		if err != nil {
 			return nil, rep, err
@@ -81,7 +82,7 @@ func (k *ShortestPath) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*
 		rep.TPhi = time.Since(t)
 		noteVecs(rep, vecs)
 		t = time.Now()
-		K, err := gramFromVecs(ctx, vecs, nil, threadsOr(k.Threads))
+		K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, nil, threadsOr(k.Threads))
 		rep.TDot = time.Since(t)
 		return K, rep, err
 	case Implicit:

@@ -26,6 +26,9 @@ var spThreadCases = []struct {
 }{
 	{"labels", "MUTAG", 0, ShortestPath{}, []Method{Explicit, Implicit}},
 	{"generic", "MUTAG", 60, ShortestPath{Vertex: slowDirac{}}, []Method{Explicit, Implicit}},
+	// Enough graphs for the matrix to be allocated while the maps run
+	// (gramAheadMin).
+	{"labels", "U251", gramAheadMin, ShortestPath{}, []Method{Explicit}},
 	{"hat", "ENZYMES", 60, ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 0.5, Iterations: 3, Seed: 7}}, []Method{Explicit, Implicit}},
 	{"hat", "Synthie", 20, ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 2, Seed: 1}}, []Method{Explicit, Implicit}},
 	// Some 8 distinct bins a vertex, too many for the table of

@@ -273,3 +273,38 @@ func TestInternerReset(t *testing.T) {
 		}
 	}
 }
+
+// TestGramAhead checks that a gramAhead gives a zero n×n matrix, the empty
+// one for n = 0, and allocates ahead only on several threads and from
+// gramAheadMin graphs on.
+func TestGramAhead(t *testing.T) {
+	tests := []struct {
+		n, threads int
+		ahead      bool
+	}{
+		{0, 1, false},
+		{0, 2, false},
+		{5, 2, false},
+		{gramAheadMin, 1, false},
+		{gramAheadMin, 2, true},
+		{gramAheadMin + 1, 3, true},
+	}
+	for _, tc := range tests {
+		a := newGramAhead(tc.n, tc.threads)
+		if got := a.ready != nil; got != tc.ahead {
+			t.Errorf("n = %d, %d threads: ahead %v, want %v", tc.n, tc.threads, got, tc.ahead)
+		}
+		K := a.matrix()
+		if r, c := K.Dims(); r != tc.n || c != tc.n {
+			t.Errorf("n = %d, %d threads: %d×%d matrix", tc.n, tc.threads, r, c)
+			continue
+		}
+		for i := 0; i < tc.n; i++ {
+			for j := i; j < tc.n; j++ {
+				if K.At(i, j) != 0 {
+					t.Fatalf("n = %d: K[%d,%d] = %v, want 0", tc.n, i, j, K.At(i, j))
+				}
+			}
+		}
+	}
+}

@@ -382,6 +382,7 @@ func (k *Graphlet) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.
 func graphletGram(ctx context.Context, gs []*graph.Graph, byAut bool, threads int) (*mat.SymDense, *Report, error) {
 	rep := &Report{Method: Explicit}
 	t := time.Now()
+	ahead := newGramAhead(len(gs), threads)
 	vecs, aut, err := (&Graphlet{Threads: threads}).FeatureVectors(ctx, gs)
 	if err != nil {
 		return nil, rep, err
@@ -397,7 +398,7 @@ func graphletGram(ctx context.Context, gs []*graph.Graph, byAut bool, threads in
 	noteVecs(rep, vecs)
 	rep.Features = int64(len(aut))
 	t = time.Now()
-	K, err := gramFromVecs(ctx, vecs, w, threads)
+	K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, w, threads)
 	rep.TDot = time.Since(t)
 	return K, rep, err
 }

@@ -120,6 +120,7 @@ func gramWVExplicit(ctx context.Context, name string, gs []*graph.Graph, w expli
 		return nil, fmt.Errorf("%s kernel: %w", name, err)
 	}
 	t := time.Now()
+	ahead := newGramAhead(len(gs), threads)
 	vecs, nf, err := wvVectorsOn(ctx, gs, w, vm, threads)
 	if err != nil {
 		return nil, err
@@ -128,7 +129,7 @@ func gramWVExplicit(ctx context.Context, name string, gs []*graph.Graph, w expli
 	noteVecs(rep, vecs)
 	rep.Features = int64(nf)
 	t = time.Now()
-	K, err := gramFromVecs(ctx, vecs, nil, threads)
+	K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, nil, threads)
 	rep.TDot += time.Since(t)
 	return K, err
 }
