@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // forRows calls fn(worker, i) for every row i in [0, n) of a Gram matrix on
@@ -82,4 +84,33 @@ func (r *Report) add(o *Report) {
 	r.ProductEdges += o.ProductEdges
 	r.Pairs += o.Pairs
 	r.Comparisons += o.Comparisons
+}
+
+// gramRows computes the Gram matrix of n graphs pair by pair, a row at a
+// time on up to threads goroutines (see forRows): row(w, i, out, r) sets
+// out[j−i] = K_ij for every j ≥ i. w names the worker, so that it can keep
+// scratch of its own, and r is its own Report, so that the counters need no
+// locks; the workers' Reports are added to rep when all are done, also
+// when a row fails. A row checks ctx itself, as often as its pairs need.
+func gramRows(ctx context.Context, n, threads int, rep *Report, row func(w, i int, out []float64, r *Report) error) (*mat.SymDense, error) {
+	if n == 0 {
+		return &mat.SymDense{}, nil
+	}
+	K := mat.NewSymDense(n, nil)
+	raw := K.RawSymmetric()
+	// Padded, as each worker writes its counters at every pair.
+	reps := make([]struct {
+		Report
+		_ [64]byte
+	}, max(1, min(threads, n)))
+	err := forRows(ctx, n, threads, func(w, i int) error {
+		return row(w, i, raw.Data[i*raw.Stride+i:i*raw.Stride+n], &reps[w].Report)
+	})
+	for i := range reps {
+		rep.add(&reps[i].Report)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return K, nil
 }

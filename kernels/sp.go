@@ -560,8 +560,8 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 	}
 	dirac := isDirac(vk) && labelsBelow(gs, 1<<31-1)
 	threads := threadsOr(k.Threads)
-	ws := make([]spWorker, threads)
 	paths := make([]spPaths, n)
+	busy := make([]time.Duration, max(1, min(threads, n)))
 	err := forRows(ctx, n, threads, func(w, i int) error {
 		t := time.Now()
 		if dirac {
@@ -569,54 +569,45 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 		} else {
 			paths[i] = newSPPathsGeneric(gs[i])
 		}
-		ws[w].rep.TWDPG += time.Since(t)
+		busy[w] += time.Since(t)
 		return nil
 	})
-	var K *mat.SymDense
-	if err == nil {
-		K = mat.NewSymDense(n, nil)
-		raw := K.RawSymmetric()
-		err = forRows(ctx, n, threads, func(w, i int) error {
-			t := time.Now()
-			wk := &ws[w]
-			for j := i; j < n; j++ {
-				// One pair of large graphs with uniform labels
-				// compares millions of paths.
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				var v float64
-				if dirac {
-					v = spPairDirac(&paths[i], &paths[j], &wk.rep)
-				} else {
-					wk.kv = vertexKernelMatrix(wk.kv, vk, gs[i], gs[j])
-					v, wk.buf = spPairGeneric(&paths[i], &paths[j], wk.kv, gs[i].N(), gs[j].N(), wk.buf, &wk.rep)
-				}
-				raw.Data[i*raw.Stride+j] = v
-				wk.rep.Pairs++
-			}
-			wk.rep.TWalks += time.Since(t)
-			return nil
-		})
-	}
-	for w := range ws {
-		rep.add(&ws[w].rep)
+	for _, b := range busy {
+		rep.TWDPG += b
 	}
 	if err != nil {
 		return nil, rep, err
 	}
-	return K, rep, nil
+	ws := make([]spWorker, len(busy))
+	K, err := gramRows(ctx, n, threads, rep, func(w, i int, out []float64, r *Report) error {
+		t := time.Now()
+		wk := &ws[w]
+		for j := i; j < n; j++ {
+			// One pair of large graphs with uniform labels compares
+			// millions of paths.
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var v float64
+			if dirac {
+				v = spPairDirac(&paths[i], &paths[j], r)
+			} else {
+				wk.kv = vertexKernelMatrix(wk.kv, vk, gs[i], gs[j])
+				v, wk.buf = spPairGeneric(&paths[i], &paths[j], wk.kv, gs[i].N(), gs[j].N(), wk.buf, r)
+			}
+			out[j-i] = v
+			r.Pairs++
+		}
+		r.TWalks += time.Since(t)
+		return nil
+	})
+	return K, rep, err
 }
 
 // spWorker is one goroutine's scratch of the implicit method: the vertex
-// kernel matrix and the buffer of spPairGeneric, and its share of the
-// Report, whose times are then summed over the goroutines.
+// kernel matrix and the buffer of spPairGeneric.
 type spWorker struct {
 	kv, buf []float64
-	rep     Report
-	// The workers are neighbours in a slice, and each writes its
-	// counters at every pair.
-	_ [64]byte
 }
 
 // spPairDirac evaluates Equation (sp) with Dirac kernels on two graphs'

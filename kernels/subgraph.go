@@ -485,16 +485,12 @@ func (k *SubgraphMatching) implicit(ctx context.Context, gs []*graph.Graph, thre
 	}
 	threads = max(1, min(threads, n))
 	pws := []*pairWorkspace{pw}
-	reps := []*Report{{}}
 	for w := 1; w < threads; w++ {
 		pws = append(pws, pw.clone())
-		reps = append(reps, &Report{})
 	}
 	cws := make([]cliqueWorkspace, threads)
-	K := mat.NewSymDense(n, nil)
-	raw := K.RawSymmetric()
-	err := forRows(ctx, n, threads, func(w, i int) error {
-		pw, cw, r := pws[w], &cws[w], reps[w]
+	K, err := gramRows(ctx, n, threads, rep, func(w, i int, out []float64, r *Report) error {
+		pw, cw := pws[w], &cws[w]
 		for j := i; j < n; j++ {
 			// One pair of dense graphs with few labels can take seconds.
 			if err := ctx.Err(); err != nil {
@@ -511,17 +507,11 @@ func (k *SubgraphMatching) implicit(ctx context.Context, gs []*graph.Graph, thre
 			r.ProductVertices += int64(len(pw.pu))
 			r.ProductEdges += pw.edges()
 			r.Pairs++
-			raw.Data[i*raw.Stride+j] = v
+			out[j-i] = v
 		}
 		return nil
 	})
-	for _, r := range reps {
-		rep.add(r)
-	}
-	if err != nil {
-		return nil, rep, err
-	}
-	return K, rep, nil
+	return K, rep, err
 }
 
 // edgeLabelMatrix returns the n×n matrix of edge labels of g, −1 where there

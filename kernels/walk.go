@@ -170,37 +170,27 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 		rep.TDot = time.Since(t)
 		return K, rep, err
 	case Implicit:
-		K := mat.NewSymDense(max(n, 1), nil)
 		if n == 0 {
 			return &mat.SymDense{}, rep, nil
 		}
-		raw := K.RawSymmetric()
 		threads := threadsOr(k.Threads)
 		pws := []*pairWorkspace{newPairWorkspace(k, gs, false)}
-		reps := []*Report{{}}
-		for w := 1; w < threads; w++ {
+		for w := 1; w < min(threads, n); w++ {
 			pws = append(pws, pws[0].clone())
-			reps = append(reps, &Report{})
 		}
-		err := forRows(ctx, n, threads, func(w, i int) error {
-			pw, r := pws[w], reps[w]
+		K, err := gramRows(ctx, n, threads, rep, func(w, i int, out []float64, r *Report) error {
+			pw := pws[w]
 			for j := i; j < n; j++ {
 				if (j-i)%64 == 63 {
 					if err := ctx.Err(); err != nil {
 						return err
 					}
 				}
-				raw.Data[i*raw.Stride+j] = pw.pair(gs[i], gs[j], r)
+				out[j-i] = pw.pair(gs[i], gs[j], r)
 			}
 			return nil
 		})
-		for _, r := range reps {
-			rep.add(r)
-		}
-		if err != nil {
-			return nil, rep, err
-		}
-		return K, rep, nil
+		return K, rep, err
 	}
 	return nil, nil, fmt.Errorf("walk kernel: unsupported method %q", m)
 }

@@ -63,13 +63,8 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 	switch m {
 	case Implicit:
 		vk := a.exact()
-		K := mat.NewSymDense(n, nil)
-		raw := K.RawSymmetric()
-		// One Report a worker, so that the counters need no locks; its
-		// time is the worker's, and their sum CPU time (see Report.add).
-		reps := make([]Report, max(1, min(threads, n)))
-		err := forRows(ctx, n, threads, func(wk, i int) error {
-			t, r := time.Now(), &reps[wk]
+		return gramRows(ctx, n, threads, rep, func(_, i int, out []float64, r *Report) error {
+			t := time.Now()
 			g := gs[i]
 			for j := i; j < n; j++ {
 				if (j-i)%64 == 63 {
@@ -88,18 +83,11 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 				}
 				r.Comparisons += int64(g.N()) * int64(h.N())
 				r.Pairs++
-				raw.Data[i*raw.Stride+j] = s
+				out[j-i] = s
 			}
 			r.TWalks += time.Since(t)
 			return nil
 		})
-		for i := range reps {
-			rep.add(&reps[i])
-		}
-		if err != nil {
-			return nil, err
-		}
-		return K, nil
 	case Explicit:
 		return gramWVExplicit(ctx, name, gs, w, a, threads, rep)
 	}
