@@ -17,10 +17,6 @@ type vertexWeights interface {
 	weight(g, u, h, v int) float64
 	explicitWeights
 	weightFeatures
-	// dim returns the dimension of φ^W: the weight features are dense
-	// ids, so that a graph's pairs of a weight and a vertex feature can
-	// be ranked in a bitmap over all pairs (see rankPairs).
-	dim() int
 }
 
 // weightFeatures gives the explicit feature map φ^W of vertices.
@@ -39,7 +35,9 @@ type explicitWeights interface {
 	// renumber is called once every graph's pairs are summed, with their
 	// keys wid<<32 | vertex feature id. It gives the weight features
 	// dense ids, keeping each graph's keys sorted, and returns their
-	// dimension.
+	// dimension, that of φ^W: dense ids let a graph's pairs of a weight
+	// and a vertex feature be ranked in a bitmap over all pairs (see
+	// rankPairs).
 	renumber(keys [][]uint64) int
 }
 
@@ -258,11 +256,9 @@ func (w *giWeights) features(dst []Feature, g, u int) []Feature {
 	return dst
 }
 
-func (w *giWeights) dim() int { return w.offset[len(w.colours)] }
-
 func (w *giWeights) load(int, *weightScratch) weightFeatures { return w }
 
-func (w *giWeights) renumber([][]uint64) int { return w.dim() }
+func (w *giWeights) renumber([][]uint64) int { return w.offset[len(w.colours)] }
 
 // Gram implements Kernel.
 func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymDense, *Report, error) {
@@ -419,11 +415,9 @@ func ghFeatures(dst []Feature, block []float64, d, stride int) []Feature {
 	return dst
 }
 
-func (w *ghWeights) dim() int { return w.delta * w.delta }
-
 func (w *ghWeights) load(int, *weightScratch) weightFeatures { return w }
 
-func (w *ghWeights) renumber([][]uint64) int { return w.dim() }
+func (w *ghWeights) renumber([][]uint64) int { return w.delta * w.delta }
 
 // ghStream is GraphHopper's weights for the explicit map, which needs
 // M(v) of a graph only while it sums the graph's pairs: each worker
@@ -532,6 +526,7 @@ type hopperScratch struct {
 	sigma []float64
 	beta  []float64
 	order []int32
+	row   []int
 }
 
 // hopperPacked is HopperMatrices with only the upper triangle of each
@@ -551,9 +546,10 @@ func hopperPacked(dst []float64, g *graph.Graph, sc *hopperScratch) ([]float64, 
 	}
 	t := triangle(d)
 	// row[i] is where row i of a block starts.
-	row := make([]int, d)
-	for i := 1; i < d; i++ {
-		row[i] = row[i-1] + d - (i - 1)
+	sc.row = growCap(sc.row, d)
+	row := sc.row
+	for i := range row {
+		row[i] = i*d - i*(i-1)/2
 	}
 	M := growCap(dst, n*t)
 	clear(M)
@@ -668,10 +664,10 @@ func (k *GraphHopper) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64 
 			}
 		}
 		// M, 8 bytes an entry of a triangle, and the scratch: the
-		// distances and queue, 4 bytes a pair and a vertex, path counts
-		// and the BFS order.
+		// distances and queue, 4 bytes a pair and a vertex, path counts,
+		// the BFS order and where the rows of a block start.
 		n, d64 := int64(g.N()), int64(d)
-		m := 4*n*(d64+1)*d64 + 4*n*n + 4*n + 8*n*d64 + 12*n
+		m := 4*n*(d64+1)*d64 + 4*n*n + 4*n + 8*n*d64 + 12*n + 8*d64
 		kept += m
 		most = max(most, m)
 	}
