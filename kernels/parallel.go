@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -84,6 +85,24 @@ func (r *Report) add(o *Report) {
 	r.ProductEdges += o.ProductEdges
 	r.Pairs += o.Pairs
 	r.Comparisons += o.Comparisons
+}
+
+// forRowsTimed is forRows that also returns the time the workers spent in
+// fn, summed over them: CPU time, as the Report's phase times are on
+// several threads (see Report.add).
+func forRowsTimed(ctx context.Context, n, threads int, fn func(worker, i int) error) (time.Duration, error) {
+	busy := make([]time.Duration, max(1, min(threads, n)))
+	err := forRows(ctx, n, threads, func(w, i int) error {
+		t := time.Now()
+		err := fn(w, i)
+		busy[w] += time.Since(t)
+		return err
+	})
+	var sum time.Duration
+	for _, b := range busy {
+		sum += b
+	}
+	return sum, err
 }
 
 // gramRows computes the Gram matrix of n graphs pair by pair, a row at a

@@ -561,24 +561,19 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 	dirac := isDirac(vk) && labelsBelow(gs, 1<<31-1)
 	threads := threadsOr(k.Threads)
 	paths := make([]spPaths, n)
-	busy := make([]time.Duration, max(1, min(threads, n)))
-	err := forRows(ctx, n, threads, func(w, i int) error {
-		t := time.Now()
+	busy, err := forRowsTimed(ctx, n, threads, func(_, i int) error {
 		if dirac {
 			paths[i] = newSPPathsDirac(gs[i])
 		} else {
 			paths[i] = newSPPathsGeneric(gs[i])
 		}
-		busy[w] += time.Since(t)
 		return nil
 	})
-	for _, b := range busy {
-		rep.TWDPG += b
-	}
+	rep.TWDPG += busy
 	if err != nil {
 		return nil, rep, err
 	}
-	ws := make([]spWorker, len(busy))
+	ws := make([]spWorker, max(1, min(threads, n)))
 	K, err := gramRows(ctx, n, threads, rep, func(w, i int, out []float64, r *Report) error {
 		t := time.Now()
 		wk := &ws[w]

@@ -352,25 +352,18 @@ type ghWeights struct {
 // to threads goroutines, and returns the time the workers spent on it.
 func newGHWeights(ctx context.Context, gs []*graph.Graph, threads int) (*ghWeights, time.Duration, error) {
 	w := &ghWeights{m: make([][]float64, len(gs)), d: make([]int, len(gs))}
-	busy := make([]time.Duration, max(1, min(threads, len(gs))))
-	scs := make([]hopperScratch, len(busy))
-	err := forRows(ctx, len(gs), threads, func(wk, i int) error {
-		t := time.Now()
+	scs := make([]hopperScratch, max(1, min(threads, len(gs))))
+	busy, err := forRowsTimed(ctx, len(gs), threads, func(wk, i int) error {
 		w.m[i], w.d[i] = hopperPacked(nil, gs[i], &scs[wk])
-		busy[wk] += time.Since(t)
 		return nil
 	})
 	if err != nil {
 		return nil, 0, err
 	}
-	var sum time.Duration
-	for _, b := range busy {
-		sum += b
-	}
 	for _, d := range w.d {
 		w.delta = max(w.delta, d)
 	}
-	return w, sum, nil
+	return w, busy, nil
 }
 
 func (w *ghWeights) block(g, u int) []float64 {
