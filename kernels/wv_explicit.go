@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/gkbench/gkbench/graph"
 )
@@ -65,49 +66,122 @@ func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm V
 }
 
 // wvSumParallel sets keys[i] and vecs[i].Vals to the sums of the pairs of
-// graph i on threads workers while one more goroutine, which alone uses
-// vx, maps the vertices graph after graph: the binning of ENZYMES with P =
-// 64 costs as much as the sums (about 55 ms each, GI with h = 3), so that
-// a worker sums a graph as soon as its vertex features are there instead
-// of waiting for all of them.
+// graph i on threads workers. The vertex features come from vx, which
+// numbers them in graph order and is not safe for concurrent use, so they
+// are mapped one graph at a time, in order, and a worker sums a graph as
+// soon as its vertex features are there (see wvVertexFeeder).
 func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx *wvVertexMapper, keys [][]uint64, vecs []Vec, threads int) error {
-	vfs := make([]wvVertexFeatures, len(gs))
-	ready := make([]chan struct{}, len(gs))
-	for i := range ready {
-		ready[i] = make(chan struct{})
+	scs := make([]wvScratch, threads)
+	feed := newWVVertexFeeder(ctx, gs, vx)
+	err := forRows(ctx, len(gs), threads, func(wk, i int) error {
+		f, err := feed.features(ctx, i, &scs[wk].vf)
+		if err != nil {
+			return err
+		}
+		keys[i], vecs[i].Vals = scs[wk].sum(w, i, gs[i].N(), f)
+		feed.release(i)
+		return nil
+	})
+	// The mapper must be done with vx before anyone reads it again.
+	if ferr := feed.wait(); err == nil {
+		err = ferr
 	}
-	mapped := make(chan error, 1)
+	return err
+}
+
+// wvVertexFeeder maps the vertices of the graphs in order for the workers
+// of wvSumParallel. Binned attributes are mapped by a goroutine of its own
+// that runs ahead of the workers: the binning of ENZYMES with P = 64 costs
+// as much as the sums (about 55 ms each, GI with h = 3). Other vertex
+// features, such as labels, cost a fraction of the sums, and a worker maps
+// them itself under a lock, those of the graphs up to its own not yet
+// mapped: on MUTAG the goroutine, with the workers waiting for it by
+// channels, took 0.1 ms of the 0.5 ms of the map on two threads in
+// goroutines parked and woken. Under the lock, the binning of ENZYMES
+// took GI's Gram matrix from 265 to 323 ms on two threads, in workers
+// parked while the other bins.
+type wvVertexFeeder struct {
+	gs  []*graph.Graph
+	vx  *wvVertexMapper
+	vfs []wvVertexFeatures
+
+	// With a goroutine: ready[i] is closed once vfs[i] is there, and
+	// mapped receives its error.
+	ready  []chan struct{}
+	mapped chan error
+
+	// Else: mapped graphs are in vfs, but a worker's own, in its
+	// scratch.
+	mu   sync.Mutex
+	next int
+	f    wvVertexFeatures
+}
+
+func newWVVertexFeeder(ctx context.Context, gs []*graph.Graph, vx *wvVertexMapper) *wvVertexFeeder {
+	fd := &wvVertexFeeder{gs: gs, vx: vx, vfs: make([]wvVertexFeatures, len(gs))}
+	if _, binned := vx.vm.(*Binning); !binned {
+		return fd
+	}
+	fd.ready = make([]chan struct{}, len(gs))
+	for i := range fd.ready {
+		fd.ready[i] = make(chan struct{})
+	}
+	fd.mapped = make(chan error, 1)
 	go func() {
 		var f wvVertexFeatures
 		for i, g := range gs {
 			if err := ctx.Err(); err != nil {
-				mapped <- err
+				fd.mapped <- err
 				return
 			}
 			// A copy of exactly its size, as it may be kept until
 			// a worker is free.
 			f = vx.graph(f.reset(), g)
-			vfs[i] = f.clone()
-			close(ready[i])
+			fd.vfs[i] = f.clone()
+			close(fd.ready[i])
 		}
-		mapped <- nil
+		fd.mapped <- nil
 	}()
-	scs := make([]wvScratch, threads)
-	err := forRows(ctx, len(gs), threads, func(wk, i int) error {
+	return fd
+}
+
+// features returns the vertex features of graph i, mapped into own, the
+// worker's scratch, if the worker maps them.
+func (fd *wvVertexFeeder) features(ctx context.Context, i int, own *wvVertexFeatures) (*wvVertexFeatures, error) {
+	if fd.ready != nil {
 		select {
-		case <-ready[i]:
+		case <-fd.ready[i]:
+			return &fd.vfs[i], nil
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
-		keys[i], vecs[i].Vals = scs[wk].sum(w, i, gs[i].N(), &vfs[i])
-		vfs[i] = wvVertexFeatures{} // release it as soon as it is summed
-		return nil
-	})
-	// The mapper must be done with vx before anyone reads it again.
-	if merr := <-mapped; err == nil {
-		err = merr
 	}
-	return err
+	fd.mu.Lock()
+	defer fd.mu.Unlock()
+	for ; fd.next < i; fd.next++ {
+		// Another worker's graph, which it waits to sum: a copy of
+		// exactly its size.
+		fd.f = fd.vx.graph(fd.f.reset(), fd.gs[fd.next])
+		fd.vfs[fd.next] = fd.f.clone()
+	}
+	if fd.next == i {
+		*own = fd.vx.graph(own.reset(), fd.gs[i])
+		fd.next++
+		return own, nil
+	}
+	return &fd.vfs[i], nil
+}
+
+// release drops graph i's vertex features once they are summed.
+func (fd *wvVertexFeeder) release(i int) { fd.vfs[i] = wvVertexFeatures{} }
+
+// wait waits for the goroutine, if any, to be done with vx, and returns
+// its error.
+func (fd *wvVertexFeeder) wait() error {
+	if fd.mapped == nil {
+		return nil
+	}
+	return <-fd.mapped
 }
 
 // wvVertexMapper gives the vertex features of vm dense ids: bin ids are
@@ -175,6 +249,9 @@ type wvScratch struct {
 	ks     []uint64 // wid<<32 | vertex feature id
 	kv     []float64
 	ws     weightScratch
+	// vf holds the vertex features of the worker's own graphs, which it
+	// maps itself (see wvVertexFeeder).
+	vf wvVertexFeatures
 }
 
 // sum returns the distinct pairs of graph g, with n vertices and vertex
