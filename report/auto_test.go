@@ -76,12 +76,39 @@ func TestSummarizeAutoLimits(t *testing.T) {
 			ran(row("G", "auto", ok, 3.1, "auto chose implicit (...)"), "explicit", false),
 		},
 		want: AutoSummary{Cells: 1, Picked: 0, Auto: 3.1, Oracle: 1, Worst: 3.1, WorstCell: "G"},
+	}, {
+		// One slow run of three: auto's mean is (1+1+4)/3 = 2 against
+		// the explicit mean 1, its median 1 against the median 1.
+		name: "a slow run moves the mean, not the median",
+		rows: []harness.Row{
+			row("H", "explicit", ok, 1, ""), row("H", "explicit", ok, 1, ""), row("H", "explicit", ok, 1, ""),
+			row("H", "implicit", ok, 5, ""),
+			ran(row("H", "auto", ok, 1, ""), "explicit", false), ran(row("H", "auto", ok, 4, ""), "explicit", false),
+			ran(row("H", "auto", ok, 1, ""), "explicit", false),
+		},
+		want: AutoSummary{Cells: 1, Picked: 1, Auto: 2, Oracle: 1, Worst: 2, WorstCell: "H", WorstMedian: 1, WorstMedianCell: "H"},
+	}, {
+		// Medians of even counts: explicit (2+4)/2 = 3, implicit
+		// (1+3)/2 = 2, auto (2+3)/2 = 2.5; the means are the same.
+		name: "the median of two runs is their mean",
+		rows: []harness.Row{
+			row("I", "explicit", ok, 2, ""), row("I", "explicit", ok, 4, ""),
+			row("I", "implicit", ok, 3, ""), row("I", "implicit", ok, 1, ""),
+			ran(row("I", "auto", ok, 3, ""), "implicit", false), ran(row("I", "auto", ok, 2, ""), "implicit", false),
+		},
+		want: AutoSummary{Cells: 1, Picked: 1, Auto: 2.5, Oracle: 2, Worst: 1.25, WorstCell: "I", WorstMedian: 1.25, WorstMedianCell: "I"},
 	}}
 	for _, tc := range tests {
+		if tc.want.WorstMedianCell == "" {
+			// One run a method, or runs whose medians are their
+			// means.
+			tc.want.WorstMedian, tc.want.WorstMedianCell = tc.want.Worst, tc.want.WorstCell
+		}
 		got := SummarizeAuto(tc.rows)
 		if got.Cells != tc.want.Cells || got.Picked != tc.want.Picked || got.Limited != tc.want.Limited || got.Switched != tc.want.Switched ||
 			math.Abs(got.Auto-tc.want.Auto) > 1e-12 || math.Abs(got.Oracle-tc.want.Oracle) > 1e-12 ||
-			math.Abs(got.Worst-tc.want.Worst) > 1e-12 || got.WorstCell != tc.want.WorstCell {
+			math.Abs(got.Worst-tc.want.Worst) > 1e-12 || got.WorstCell != tc.want.WorstCell ||
+			math.Abs(got.WorstMedian-tc.want.WorstMedian) > 1e-12 || got.WorstMedianCell != tc.want.WorstMedianCell {
 			t.Errorf("%s: summary %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
