@@ -69,6 +69,9 @@
 //
 // Cells run data axes outermost, so that each data set is built once and
 // shared by its kernels, methods and repetitions; building it is not timed.
+// Within a cell, each method's warm-up runs come first, and then the
+// repetitions round by round, a run of each method a round, so that a
+// stretch of a slower machine falls on all methods alike.
 //
 // # Results folder
 //

@@ -223,10 +223,8 @@ func (r *Runner) runCells(ctx context.Context, p *Plan, st *store, host string) 
 			return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 		}
 		cr := &cellRun{r: r, p: p, st: st, c: c, ds: ds, dataErr: dataErr, host: host, prog: prog}
-		for _, m := range c.Methods {
-			if err := cr.method(ctx, m); err != nil {
-				return err
-			}
+		if err := cr.methods(ctx, c.Methods); err != nil {
+			return err
 		}
 		prog.CellDone(c)
 	}
@@ -309,8 +307,65 @@ func (cr *cellRun) recordAll(m kernels.Method, reps []int, status, note string) 
 	return nil
 }
 
-// method runs the repetitions of method m that are not recorded yet.
-func (cr *cellRun) method(ctx context.Context, m kernels.Method) error {
+// methodRun is what is left to run of one method in a cell.
+type methodRun struct {
+	m    kernels.Method
+	k    kernels.Kernel
+	todo []int // the repetitions not recorded yet
+}
+
+// methods runs the repetitions of the methods ms that are not recorded
+// yet. Each method's warm-up runs come first; then the repetitions run
+// round by round, a run of each method a round, so that the machine's
+// drift falls on all methods alike rather than on whichever ran then: on
+// the 2-core VM of issue 9, runs of a millisecond took 1.5–2 times as long
+// for seconds at a time, and the three runs of one method in a row could
+// all fall in such a stretch. Where that put auto at 2.6 times the oracle
+// in a cell of the walk grid, its runs alone took 0.70–0.82 ms against
+// the explicit method's 0.66–1.25 ms.
+func (cr *cellRun) methods(ctx context.Context, ms []kernels.Method) error {
+	var runs []*methodRun
+	for _, m := range ms {
+		mr, err := cr.prepare(m)
+		if err != nil {
+			return err
+		}
+		if mr != nil {
+			runs = append(runs, mr)
+		}
+	}
+	every := cr.r.SampleEvery
+	warm := runs[:0]
+	for _, mr := range runs {
+		ok, err := cr.warmUp(ctx, mr, every)
+		if err != nil {
+			return err
+		}
+		if ok {
+			warm = append(warm, mr)
+		}
+	}
+	for runs = warm; len(runs) > 0; {
+		left := runs[:0]
+		for _, mr := range runs {
+			more, err := cr.next(ctx, mr, every)
+			if err != nil {
+				return err
+			}
+			if more {
+				left = append(left, mr)
+			}
+		}
+		runs = left
+	}
+	return nil
+}
+
+// prepare returns what is left to run of method m, or nil where nothing
+// is: every repetition is recorded, or the rest were recorded now, as
+// hitting a limit an earlier invocation hit, or as failing for the data
+// or the kernel.
+func (cr *cellRun) prepare(m kernels.Method) (*methodRun, error) {
 	var todo []int
 	standStatus, standNote := "", ""
 	for rep := 1; rep <= cr.p.Measure.Repetitions; rep++ {
@@ -326,66 +381,78 @@ func (cr *cellRun) method(ctx context.Context, m kernels.Method) error {
 		}
 	}
 	if len(todo) == 0 {
-		return nil
+		return nil, nil
 	}
 	if standStatus != "" {
-		return cr.recordAll(m, todo, standStatus, standNote)
+		return nil, cr.recordAll(m, todo, standStatus, standNote)
 	}
 	if cr.dataErr != nil {
-		return cr.recordAll(m, todo, statusError+"data: "+oneLine(cr.dataErr.Error()), "")
+		return nil, cr.recordAll(m, todo, statusError+"data: "+oneLine(cr.dataErr.Error()), "")
 	}
 	k, err := cr.r.Kernels.New(cr.c.Kernel, cr.c.Params)
 	if err != nil {
-		return cr.recordAll(m, todo, statusError+oneLine(err.Error()), "")
+		return nil, cr.recordAll(m, todo, statusError+oneLine(err.Error()), "")
 	}
-	every := cr.r.SampleEvery
+	return &methodRun{m: m, k: k, todo: todo}, nil
+}
+
+// warmUp runs the warm-up runs of mr, unrecorded, and reports whether
+// they ended well; where one did not, the repetitions are recorded with
+// its status.
+func (cr *cellRun) warmUp(ctx context.Context, mr *methodRun, every time.Duration) (bool, error) {
 	for w := 1; w <= cr.p.Measure.Warmup; w++ {
-		o := runOnce(ctx, k, cr.ds.Graphs, m, cr.p.Limits, every, cr.r.Costs)
+		o := runOnce(ctx, mr.k, cr.ds.Graphs, mr.m, cr.p.Limits, every, cr.r.Costs)
 		if o.interrupted {
-			return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
+			return false, fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 		}
 		if o.status != StatusOK {
-			return cr.recordAll(m, todo, o.status, fmt.Sprintf("not run: warm-up run %d ended %s", w, o.status))
+			return false, cr.recordAll(mr.m, mr.todo, o.status, fmt.Sprintf("not run: warm-up run %d ended %s", w, o.status))
 		}
 	}
-	for i, rep := range todo {
-		r := cr.row(m, rep)
-		o := runOnce(ctx, k, cr.ds.Graphs, m, cr.p.Limits, every, cr.r.Costs)
-		if o.interrupted {
-			return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
-		}
-		r.Status = o.status
-		r.Wall = o.wall.Seconds()
-		r.Total = r.Wall
-		r.HeapBase, r.PeakHeap = o.heapBase, o.peak
-		if rp := o.report; rp != nil {
-			r.Prep = rp.TPrep.Seconds()
-			r.Total = (o.wall - rp.TPrep).Seconds()
-			r.Phi, r.Dot = rp.TPhi.Seconds(), rp.TDot.Seconds()
-			r.WDPG, r.Walks = rp.TWDPG.Seconds(), rp.TWalks.Seconds()
-			r.FeatureNNZ, r.MaxFeatureNNZ, r.Features = rp.FeatureNNZ, rp.MaxFeatureNNZ, rp.Features
-			r.ProductVertices, r.ProductEdges, r.Pairs = rp.ProductVertices, rp.ProductEdges, rp.Pairs
-			r.Comparisons = rp.Comparisons
-		}
-		r.Ran, r.Switched = string(o.ran), o.switched
-		if o.note != "" {
-			r.Note = joinNotes(r.Note, o.note)
-		}
-		if o.lag > time.Second {
-			r.Note = joinNotes(r.Note, fmt.Sprintf("kernel returned %.1fs after the limit", o.lag.Seconds()))
-		}
-		if o.estimate > 0 {
-			r.Note = joinNotes(r.Note, fmt.Sprintf("not run: the kernel estimates %.3g GiB, over the memory limit", float64(o.estimate)/(1<<30)))
-		}
-		if err := cr.record(r); err != nil {
-			return err
-		}
-		if o.status == StatusTimeout || o.status == StatusOOM {
-			// The paper's ">24h" and "OOM": the remaining repetitions
-			// would hit the same limit, so they are recorded, not run.
-			note := fmt.Sprintf("not run: repetition %d hit the %s limit", rep, o.status)
-			return cr.recordAll(m, todo[i+1:], o.status, note)
-		}
+	return true, nil
+}
+
+// next runs and records the next repetition of mr and reports whether
+// any is left to run.
+func (cr *cellRun) next(ctx context.Context, mr *methodRun, every time.Duration) (bool, error) {
+	m, rep := mr.m, mr.todo[0]
+	r := cr.row(m, rep)
+	o := runOnce(ctx, mr.k, cr.ds.Graphs, m, cr.p.Limits, every, cr.r.Costs)
+	if o.interrupted {
+		return false, fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 	}
-	return nil
+	r.Status = o.status
+	r.Wall = o.wall.Seconds()
+	r.Total = r.Wall
+	r.HeapBase, r.PeakHeap = o.heapBase, o.peak
+	if rp := o.report; rp != nil {
+		r.Prep = rp.TPrep.Seconds()
+		r.Total = (o.wall - rp.TPrep).Seconds()
+		r.Phi, r.Dot = rp.TPhi.Seconds(), rp.TDot.Seconds()
+		r.WDPG, r.Walks = rp.TWDPG.Seconds(), rp.TWalks.Seconds()
+		r.FeatureNNZ, r.MaxFeatureNNZ, r.Features = rp.FeatureNNZ, rp.MaxFeatureNNZ, rp.Features
+		r.ProductVertices, r.ProductEdges, r.Pairs = rp.ProductVertices, rp.ProductEdges, rp.Pairs
+		r.Comparisons = rp.Comparisons
+	}
+	r.Ran, r.Switched = string(o.ran), o.switched
+	if o.note != "" {
+		r.Note = joinNotes(r.Note, o.note)
+	}
+	if o.lag > time.Second {
+		r.Note = joinNotes(r.Note, fmt.Sprintf("kernel returned %.1fs after the limit", o.lag.Seconds()))
+	}
+	if o.estimate > 0 {
+		r.Note = joinNotes(r.Note, fmt.Sprintf("not run: the kernel estimates %.3g GiB, over the memory limit", float64(o.estimate)/(1<<30)))
+	}
+	if err := cr.record(r); err != nil {
+		return false, err
+	}
+	mr.todo = mr.todo[1:]
+	if o.status == StatusTimeout || o.status == StatusOOM {
+		// The paper's ">24h" and "OOM": the remaining repetitions
+		// would hit the same limit, so they are recorded, not run.
+		note := fmt.Sprintf("not run: repetition %d hit the %s limit", rep, o.status)
+		return false, cr.recordAll(m, mr.todo, o.status, note)
+	}
+	return len(mr.todo) > 0, nil
 }

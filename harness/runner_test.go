@@ -598,3 +598,71 @@ func TestRanColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodsInterleaved checks that a cell's repetitions run round by
+// round, a run of each method a round, and that a method that hits its
+// time limit drops out of the rounds with its remaining repetitions
+// recorded, while the others go on.
+func TestMethodsInterleaved(t *testing.T) {
+	src := strings.Replace(fakeSpec, "measure: {repetitions: 2}", "measure: {repetitions: 3, warmup: 1}", 1)
+	p := fakePlan(t, src, Full)
+	fk := newFakeKernels(nil)
+	r := &Runner{Kernels: fk, Data: &fakeData{}}
+	res, err := r.Run(context.Background(), p, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 6 cells, each explicit and implicit in rounds 1, 2, 3.
+	want := []string{"explicit/1", "implicit/1", "explicit/2", "implicit/2", "explicit/3", "implicit/3"}
+	order := map[string][]string{}
+	var cells []string
+	for _, row := range readRows(t, res.Dir) {
+		if order[row.Cell] == nil {
+			cells = append(cells, row.Cell)
+		}
+		order[row.Cell] = append(order[row.Cell], fmt.Sprintf("%s/%d", row.Method, row.Rep))
+	}
+	if len(cells) != 6 {
+		t.Fatalf("%d cells, want 6", len(cells))
+	}
+	for _, c := range cells {
+		if !slices.Equal(order[c], want) {
+			t.Errorf("cell %s ran %v, want %v", c, order[c], want)
+		}
+	}
+	// A warm-up run and three repetitions of each method in each cell.
+	if fk.total() != 6*2*4 {
+		t.Errorf("%d Gram calls, want %d", fk.total(), 6*2*4)
+	}
+
+	// The implicit method times out in its first repetition: its
+	// other two are recorded as not run, after it, and the explicit
+	// method runs its three.
+	slow := func(ctx context.Context, m kernels.Method) error {
+		if m == kernels.Implicit {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return nil
+	}
+	src = strings.Replace(src, "limits: {time: 10s}", "limits: {time: 50ms}", 1)
+	src = strings.Replace(src, "warmup: 1", "warmup: 0", 1)
+	p = fakePlan(t, src, Quick)
+	r = &Runner{Kernels: newFakeKernels(slow), Data: &fakeData{}}
+	if res, err = r.Run(context.Background(), p, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	order, cells = map[string][]string{}, nil
+	for _, row := range readRows(t, res.Dir) {
+		if order[row.Cell] == nil {
+			cells = append(cells, row.Cell)
+		}
+		order[row.Cell] = append(order[row.Cell], fmt.Sprintf("%s/%d/%s", row.Method, row.Rep, row.Status))
+	}
+	want = []string{"explicit/1/ok", "implicit/1/timeout", "implicit/2/timeout", "implicit/3/timeout", "explicit/2/ok", "explicit/3/ok"}
+	for _, c := range cells {
+		if !slices.Equal(order[c], want) {
+			t.Errorf("cell %s ran %v, want %v", c, order[c], want)
+		}
+	}
+}
