@@ -430,16 +430,23 @@ type ghStream struct {
 }
 
 func newGHStream(gs []*graph.Graph) *ghStream {
-	w := &ghStream{gs: gs, d: make([]int, len(gs))}
-	for _, g := range gs {
-		w.stride = max(w.stride, g.N())
-	}
-	return w
+	return &ghStream{gs: gs, stride: ghStride(gs), d: make([]int, len(gs))}
 }
 
-// fitsStream reports whether ghStream's provisional ids, below stride²,
-// fit the 32 bits of a weight feature in a pair's key.
-func (w *ghStream) fitsStream() bool { return w.stride < 1<<16 }
+// ghStride returns the stride of ghStream's provisional ids: the most
+// vertices of a graph of gs.
+func ghStride(gs []*graph.Graph) int {
+	stride := 0
+	for _, g := range gs {
+		stride = max(stride, g.N())
+	}
+	return stride
+}
+
+// ghStreams reports whether the explicit map of gs can stream the
+// matrices (ghStream): whether its provisional ids, below stride², fit the
+// 32 bits of a weight feature in a pair's key.
+func ghStreams(gs []*graph.Graph) bool { return ghStride(gs) < 1<<16 }
 
 // load computes the matrices of graph g into sc and returns them, numbered
 // by the stride.
@@ -609,11 +616,11 @@ func (k *GraphHopper) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*m
 	gs = graph.ScaleAttributes(gs)
 	threads := threadsOr(k.Threads)
 	if m == Explicit {
-		if w := newGHStream(gs); w.fitsStream() {
+		if ghStreams(gs) {
 			// The scaling, as below; the matrices are computed within
 			// the map.
 			rep.TPhi = time.Since(t)
-			K, err := gramWVExplicit(ctx, "gh", gs, w, &k.Attr, threads, rep)
+			K, err := gramWVExplicit(ctx, "gh", gs, newGHStream(gs), &k.Attr, threads, rep)
 			return K, rep, err
 		}
 	}
@@ -668,7 +675,7 @@ func (k *GraphHopper) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64 
 	// (growCap) to at most 4 times the largest; the matrices of every
 	// graph where it cannot stream. An eighth more for rounding.
 	prep := 4 * most * int64(max(1, min(threadsOr(k.Threads), len(gs))))
-	if !newGHStream(gs).fitsStream() {
+	if !ghStreams(gs) {
 		prep = kept
 	}
 	prep = prep * 9 / 8
