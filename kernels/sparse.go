@@ -218,18 +218,28 @@ type gramAhead struct {
 const gramAheadMin = 512
 
 func newGramAhead(n, threads int) *gramAhead {
-	a := &gramAhead{n: n}
 	if threads > 1 && n >= gramAheadMin {
-		a.ready = make(chan *mat.SymDense, 1)
-		go func() {
-			K := mat.NewSymDense(n, nil)
-			d := K.RawSymmetric().Data
-			for i := 0; i < len(d); i += os.Getpagesize() / 8 {
-				d[i] = 0 // already zero: only the page fault counts
-			}
-			a.ready <- K
-		}()
+		return startGramAhead(n)
 	}
+	return &gramAhead{n: n}
+}
+
+// startGramAhead allocates the matrix of n graphs on a goroutine of its
+// own whatever n, for a caller about to run a sequential step that leaves
+// the other cores idle.
+func startGramAhead(n int) *gramAhead {
+	if n == 0 {
+		return &gramAhead{}
+	}
+	a := &gramAhead{n: n, ready: make(chan *mat.SymDense, 1)}
+	go func() {
+		K := mat.NewSymDense(n, nil)
+		d := K.RawSymmetric().Data
+		for i := 0; i < len(d); i += os.Getpagesize() / 8 {
+			d[i] = 0 // already zero: only the page fault counts
+		}
+		a.ready <- K
+	}()
 	return a
 }
 

@@ -53,7 +53,7 @@ type weightScratch struct {
 // on up to threads goroutines. Implicit is exact; explicit uses φ^WV(G) =
 // Σ_v φ^W(v) ⊗ φ^V(v) (Proposition 4.2), approximate when φ^V is (random
 // binning). The matrix does not depend on threads.
-func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w vertexWeights, a *AttrKernel, threads int, rep *Report) (*mat.SymDense, error) {
+func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w vertexWeights, a *AttrKernel, threads int, ahead *gramAhead, rep *Report) (*mat.SymDense, error) {
 	n := len(gs)
 	if n == 0 {
 		return &mat.SymDense{}, nil
@@ -87,13 +87,14 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 			return nil
 		})
 	case Explicit:
-		return gramWVExplicit(ctx, name, gs, w, a, threads, rep)
+		return gramWVExplicit(ctx, name, gs, w, a, threads, ahead, rep)
 	}
 	return nil, fmt.Errorf("%s kernel: unsupported method %q", name, m)
 }
 
-// gramWVExplicit is gramWV's explicit method, with the weights w.
-func gramWVExplicit(ctx context.Context, name string, gs []*graph.Graph, w explicitWeights, a *AttrKernel, threads int, rep *Report) (*mat.SymDense, error) {
+// gramWVExplicit is gramWV's explicit method, with the weights w, into
+// ahead's matrix if ahead is not nil.
+func gramWVExplicit(ctx context.Context, name string, gs []*graph.Graph, w explicitWeights, a *AttrKernel, threads int, ahead *gramAhead, rep *Report) (*mat.SymDense, error) {
 	if len(gs) == 0 {
 		return &mat.SymDense{}, nil
 	}
@@ -106,7 +107,9 @@ func gramWVExplicit(ctx context.Context, name string, gs []*graph.Graph, w expli
 		return nil, fmt.Errorf("%s kernel: %w", name, err)
 	}
 	t := time.Now()
-	ahead := newGramAhead(len(gs), threads)
+	if ahead == nil {
+		ahead = newGramAhead(len(gs), threads)
+	}
 	vecs, nf, err := wvVectorsOn(ctx, gs, w, vm, threads)
 	if err != nil {
 		return nil, err
@@ -269,11 +272,18 @@ func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) 
 		return nil, nil, fmt.Errorf("gi kernel: %w", err)
 	}
 	rep := &Report{Method: m}
+	threads := threadsOr(k.Threads)
+	var ahead *gramAhead
+	if m == Explicit && threads > 1 {
+		// The refinement runs on one thread; the matrix is allocated
+		// beside it: 50–70 µs of GI's 2.4 ms on MUTAG on two threads.
+		ahead = startGramAhead(len(gs))
+	}
 	t := time.Now()
 	gs = graph.ScaleAttributes(gs)
 	w := newGIWeights(graph.Refine(gs, k.H, graph.Uniform))
 	rep.TPrep = time.Since(t)
-	K, err := gramWV(ctx, "gi", gs, m, w, &k.Attr, threadsOr(k.Threads), rep)
+	K, err := gramWV(ctx, "gi", gs, m, w, &k.Attr, threads, ahead, rep)
 	return K, rep, err
 }
 
@@ -620,7 +630,7 @@ func (k *GraphHopper) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*m
 			// The scaling, as below; the matrices are computed within
 			// the map.
 			rep.TPhi = time.Since(t)
-			K, err := gramWVExplicit(ctx, "gh", gs, newGHStream(gs), &k.Attr, threads, rep)
+			K, err := gramWVExplicit(ctx, "gh", gs, newGHStream(gs), &k.Attr, threads, nil, rep)
 			return K, rep, err
 		}
 	}
@@ -636,7 +646,7 @@ func (k *GraphHopper) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*m
 	} else {
 		rep.TWDPG = busy
 	}
-	K, err := gramWV(ctx, "gh", gs, m, w, &k.Attr, threads, rep)
+	K, err := gramWV(ctx, "gh", gs, m, w, &k.Attr, threads, nil, rep)
 	return K, rep, err
 }
 
