@@ -3,6 +3,7 @@ package kernels
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -74,6 +75,15 @@ func TestGramSchemesAgree(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// The merge joins themselves, pair by pair: gramMerge
+				// gathers their products from a dense row.
+				joins := mat.NewSymDense(len(vecs), nil)
+				for i := range vecs {
+					for j := i; j < len(vecs); j++ {
+						joins.SetSym(i, j, weightedDot(vecs[i], vecs[j], w))
+					}
+				}
+				requireEqual(t, fmt.Sprintf("merge joins, weights %t", w != nil), joins, want)
 				for _, threads := range []int{1, 2, 3} {
 					got, err := gramMerge(ctx, vecs, w, threads)
 					if err != nil {
@@ -90,6 +100,37 @@ func TestGramSchemesAgree(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGatherDot checks gatherDot against weightedDot's merge join on
+// vectors whose products cancel, with weights of zero, and with no common
+// id, where the gathered zeros must leave the sum as it is.
+func TestGatherDot(t *testing.T) {
+	vec := func(ids []uint32, vals []float64) Vec { return Vec{IDs: ids, Vals: vals} }
+	for _, tt := range []struct {
+		name string
+		a, b Vec
+		w    []float64
+		want float64 // by hand
+	}{
+		{"common ids", vec([]uint32{0, 2, 5}, []float64{1, 2, 3}), vec([]uint32{2, 3, 5}, []float64{4, 5, 6}), nil, 2*4 + 3*6},
+		{"cancelling", vec([]uint32{1, 4}, []float64{1, 1}), vec([]uint32{1, 4, 6}, []float64{0.5, -0.5, 7}), nil, 0},
+		{"no common id", vec([]uint32{0, 1}, []float64{1, 2}), vec([]uint32{2, 3}, []float64{-3, 4}), nil, 0},
+		{"weights", vec([]uint32{0, 1, 2}, []float64{1, 2, 3}), vec([]uint32{0, 1, 2}, []float64{4, 5, 6}), []float64{0.5, 0, 2}, 0.5*1*4 + 2*3*6},
+		{"empty", vec(nil, nil), vec([]uint32{0}, []float64{1}), nil, 0},
+	} {
+		d := make([]float64, 8)
+		for t, id := range tt.a.IDs {
+			d[id] = tt.a.Vals[t]
+			if tt.w != nil {
+				d[id] = tt.w[id] * tt.a.Vals[t]
+			}
+		}
+		got, merge := gatherDot(d, tt.b), weightedDot(tt.a, tt.b, tt.w)
+		if got != tt.want || merge != tt.want || math.Signbit(got) != math.Signbit(merge) {
+			t.Errorf("%s: gathered %v, merged %v, want %v", tt.name, got, merge, tt.want)
+		}
 	}
 }
 

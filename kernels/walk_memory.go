@@ -201,9 +201,10 @@ func sampleFeatures(vecs []Vec) (distinct, once float64) {
 // non-zeros with dim ids on threads: the vectors, the document
 // frequencies (reused as the posting lists' index), the posting lists of
 // one block and, on threads > 1, the cursors of the parallel build's other
-// parts (see postingScratch.build), an index each.
+// parts (see postingScratch.build), an index each; or, for merge joins, a
+// dense array of 8 bytes an id per thread (see gramMergeInto).
 func dotBytes(vecs, nnz, dim float64, threads int) float64 {
-	return vecs + 4*dim*float64(max(threads, 1)) + min(gramBlockBytes, postingBytes*nnz)
+	return vecs + 8*dim*float64(max(threads, 1)) + min(gramBlockBytes, postingBytes*nnz)
 }
 
 // EstimateBytes implements MemoryEstimator for the explicit method; the
