@@ -105,8 +105,12 @@ type overlapGram struct {
 // once all of its graphs are, so a stop waits for no map.
 func (o *overlapGram) work(ctx context.Context, done func() bool) {
 	// sc is the arrays of gramBlockedInto, its index of one element
-	// per feature id of the blocks so far.
-	var sc postingScratch
+	// per feature id of the blocks so far, and dense the array of a
+	// column's values (see column).
+	var (
+		sc    postingScratch
+		dense []float64
+	)
 	// between runs a last round that is due in the midst of a column:
 	// the columns of the graphs after it wait for it, and the chain of
 	// last rounds is, with the mapper's, the pipeline's critical path.
@@ -162,14 +166,7 @@ func (o *overlapGram) work(ctx context.Context, done func() bool) {
 				return
 			}
 		} else {
-			raw := o.K.RawSymmetric()
-			vj := o.vecs[c0]
-			for i := 0; i <= c0; i++ {
-				raw.Data[i*raw.Stride+c0] = weightedDot(o.vecs[i], vj, w)
-				if i%16 == 15 {
-					between()
-				}
-			}
+			dense = o.column(c0, w, dense, between)
 		}
 		d := time.Since(t) - aside
 		o.mu.Lock()
@@ -177,6 +174,61 @@ func (o *overlapGram) work(ctx context.Context, done func() bool) {
 		o.dotTime += d
 		o.mu.Unlock()
 	}
+}
+
+// column computes column j of the Gram matrix, the graphs mapped so far
+// against graph j, with weights w, calling between every 16 rows. Where
+// the ids are below scatterMaxDim, it scatters φ_j into dense, grown as
+// needed and returned, and gathers each row's products from it: the
+// products (w·a)·b of the merge joins, in the same order, as gramMergeInto
+// gathers them (see gatherDot), with the row's values and weights on the
+// left. Else it merges the sorted ids.
+func (o *overlapGram) column(j int, w []float64, dense []float64, between func()) []float64 {
+	raw := o.K.RawSymmetric()
+	vj := o.vecs[j]
+	top := 0
+	for _, v := range o.vecs[:j+1] {
+		if v.Len() > 0 {
+			top = max(top, int(v.IDs[v.Len()-1])+1)
+		}
+	}
+	if top > scatterMaxDim {
+		for i := 0; i <= j; i++ {
+			raw.Data[i*raw.Stride+j] = weightedDot(o.vecs[i], vj, w)
+			if i%16 == 15 {
+				between()
+			}
+		}
+		return dense
+	}
+	if len(dense) < top {
+		dense = make([]float64, top+top/4)
+	}
+	for t, id := range vj.IDs {
+		dense[id] = vj.Vals[t]
+	}
+	for i := 0; i <= j; i++ {
+		vi := o.vecs[i]
+		vals := vi.Vals[:len(vi.IDs)]
+		var s float64
+		if w == nil {
+			for t, id := range vi.IDs {
+				s += vals[t] * dense[id]
+			}
+		} else {
+			for t, id := range vi.IDs {
+				s += w[id] * vals[t] * dense[id]
+			}
+		}
+		raw.Data[i*raw.Stride+j] = s
+		if i%16 == 15 {
+			between()
+		}
+	}
+	for _, id := range vj.IDs {
+		dense[id] = 0
+	}
+	return dense
 }
 
 // useBlocks makes the column workers take the columns of size graphs at
