@@ -3,7 +3,6 @@ package harness
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 )
 
@@ -115,7 +114,7 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 		case len(o.times) == 0:
 			ch.Kind = "unchanged"
 		default:
-			ch.Old, ch.New = median(o.times), median(n.times)
+			ch.Old, ch.New = Median(o.times), Median(n.times)
 			ch.Ratio = ch.New / ch.Old
 			ch.P = MannWhitney(o.times, n.times)
 			ch.Kind = "unchanged"
@@ -131,16 +130,6 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 		c.Changes = append(c.Changes, ch)
 	}
 	return c
-}
-
-func median(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // MannWhitney returns the two-sided p-value of the Mann-Whitney U test of

@@ -134,12 +134,25 @@ func stats(xs []float64) (mean, median, lo float64) {
 	for _, x := range s {
 		sum += x
 	}
+	return sum / float64(len(s)), sortedMedian(s), s[0]
+}
+
+// Median returns the median of xs, which is not empty: the mean of the two
+// middle values for an even count. It is summary.csv's median, and the
+// one the comparisons, figures and report take of runs' times.
+func Median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return sortedMedian(s)
+}
+
+// sortedMedian is Median of s, sorted.
+func sortedMedian(s []float64) float64 {
 	n := len(s)
-	median = s[n/2]
-	if n%2 == 0 {
-		median = (s[n/2-1] + s[n/2]) / 2
+	if n%2 == 1 {
+		return s[n/2]
 	}
-	return sum / float64(n), median, s[0]
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // writeSummary writes summary.csv of rows.

@@ -226,7 +226,7 @@ func aggregate(p Point, rows []*harness.Row) Point {
 		for i, row := range ok {
 			xs[i] = get(row)
 		}
-		return median(xs)
+		return harness.Median(xs)
 	}
 	p.Total = med(func(r *harness.Row) float64 { return r.Total })
 	p.Phi = med(func(r *harness.Row) float64 { return r.Phi })
@@ -236,18 +236,6 @@ func aggregate(p Point, rows []*harness.Row) Point {
 	p.FeatureNNZ = ok[0].FeatureNNZ
 	p.ProductEdges = ok[0].ProductEdges
 	return p
-}
-
-// median returns the median of xs, which is not empty; the mean of the two
-// middle values for an even count, as in summary.csv.
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // collectAxis gathers the distinct values of axis name over the points.

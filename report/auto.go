@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/gkbench/gkbench/harness"
@@ -51,7 +50,7 @@ type AutoSummary struct {
 	// WorstMedian is Worst with the median of each method's runs in a
 	// cell for its mean, at WorstMedianCell. A single run of a
 	// millisecond cell that the machine slowed down, for the collector or
-	// another process, moves the mean of three by half its excess, and
+	// another process, moves the mean of three by a third of its excess, and
 	// the median not at all: the worst cells by means of the walk grid
 	// were such cells, where auto chose right every time.
 	WorstMedian     float64
@@ -87,7 +86,7 @@ func (t *autoTime) time(byMedian bool) (float64, bool) {
 	case t == nil:
 		return 0, false
 	case len(t.runs) > 0 && byMedian:
-		return median(t.runs), true
+		return harness.Median(t.runs), true
 	case len(t.runs) > 0:
 		return stat.Mean(t.runs, nil), true
 	case t.limit && t.over > 0:
@@ -195,18 +194,6 @@ func oracle(byMedian bool, explicit, implicit *autoTime) (float64, string) {
 		}
 	}
 	return best, faster
-}
-
-// median returns the median of x, not empty: the mean of the middle two
-// of an even number.
-func median(x []float64) float64 {
-	y := slices.Clone(x)
-	slices.Sort(y)
-	m := len(y) / 2
-	if len(y)%2 == 0 {
-		return (y[m-1] + y[m]) / 2
-	}
-	return y[m]
 }
 
 func other(m string) string {
