@@ -273,20 +273,26 @@ func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float6
 // featureStats returns the non-zeros of vecs and the number of vectors
 // holding each feature id.
 func featureStats(vecs []Vec) (nnz int, df []int32) {
-	dim := 0
+	df = make([]int32, idBound(vecs))
 	for _, v := range vecs {
 		nnz += v.Len()
-		if v.Len() > 0 {
-			dim = max(dim, int(v.IDs[v.Len()-1])+1)
-		}
-	}
-	df = make([]int32, dim)
-	for _, v := range vecs {
 		for _, id := range v.IDs {
 			df[id]++
 		}
 	}
 	return nnz, df
+}
+
+// idBound returns one more than the largest id of vecs, 0 if they are
+// empty: each vector's last id, as the ids are sorted.
+func idBound(vecs []Vec) int {
+	bound := 0
+	for _, v := range vecs {
+		if v.Len() > 0 {
+			bound = max(bound, int(v.IDs[v.Len()-1])+1)
+		}
+	}
+	return bound
 }
 
 // mergeCheaper is gramFromVecs's choice of scheme for n vectors with nnz
@@ -314,12 +320,7 @@ func gramMerge(ctx context.Context, vecs []Vec, weights []float64, threads int) 
 func gramMergeInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads, from int) error {
 	n := len(vecs)
 	raw := K.RawSymmetric()
-	dim := 0
-	for _, v := range vecs {
-		if v.Len() > 0 {
-			dim = max(dim, int(v.IDs[v.Len()-1])+1)
-		}
-	}
+	dim := idBound(vecs)
 	if dim > scatterMaxDim {
 		return forRows(ctx, n, threads, func(_, i int) error {
 			row := raw.Data[i*raw.Stride : i*raw.Stride+n]
@@ -552,12 +553,7 @@ func gramBlockedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights [
 	}
 	for b := 1; b < len(cuts); b++ {
 		c0, c1 := cuts[b-1], cuts[b]
-		top := 0
-		for _, v := range vecs[c0:c1] {
-			if v.Len() > 0 {
-				top = max(top, int(v.IDs[v.Len()-1])+1)
-			}
-		}
+		top := idBound(vecs[c0:c1])
 		if err := sc.build(ctx, vecs, c0, c1, top, threads); err != nil {
 			return err
 		}

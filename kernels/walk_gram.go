@@ -152,13 +152,7 @@ func (o *overlapGram) work(ctx context.Context, done func() bool) {
 		t := time.Now()
 		aside = 0
 		if blocked {
-			top := 0
-			for _, v := range o.vecs[c0:c1] {
-				if v.Len() > 0 {
-					top = max(top, int(v.IDs[v.Len()-1])+1)
-				}
-			}
-			if len(sc.pos) < top {
+			if top := idBound(o.vecs[c0:c1]); len(sc.pos) < top {
 				sc.pos = make([]int32, top+top/4)
 			}
 			if err := gramBlockedInto(ctx, o.K, o.vecs[:c1], w, &sc, gramBlockBytes, 1, c0, between); err != nil {
@@ -186,12 +180,7 @@ func (o *overlapGram) work(ctx context.Context, done func() bool) {
 func (o *overlapGram) column(j int, w []float64, dense []float64, between func()) []float64 {
 	raw := o.K.RawSymmetric()
 	vj := o.vecs[j]
-	top := 0
-	for _, v := range o.vecs[:j+1] {
-		if v.Len() > 0 {
-			top = max(top, int(v.IDs[v.Len()-1])+1)
-		}
-	}
+	top := idBound(o.vecs[:j+1])
 	if top > scatterMaxDim {
 		for i := 0; i <= j; i++ {
 			raw.Data[i*raw.Stride+j] = weightedDot(o.vecs[i], vj, w)
