@@ -335,30 +335,27 @@ func (cr *cellRun) methods(ctx context.Context, ms []kernels.Method) error {
 		}
 	}
 	every := cr.r.SampleEvery
-	warm := runs[:0]
+	runs, err := keepRuns(runs, func(mr *methodRun) (bool, error) { return cr.warmUp(ctx, mr, every) })
+	for err == nil && len(runs) > 0 {
+		runs, err = keepRuns(runs, func(mr *methodRun) (bool, error) { return cr.next(ctx, mr, every) })
+	}
+	return err
+}
+
+// keepRuns calls step on each of runs in turn and returns those for which
+// it reported true, in order, or step's first error.
+func keepRuns(runs []*methodRun, step func(*methodRun) (bool, error)) ([]*methodRun, error) {
+	kept := runs[:0]
 	for _, mr := range runs {
-		ok, err := cr.warmUp(ctx, mr, every)
+		ok, err := step(mr)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if ok {
-			warm = append(warm, mr)
+			kept = append(kept, mr)
 		}
 	}
-	for runs = warm; len(runs) > 0; {
-		left := runs[:0]
-		for _, mr := range runs {
-			more, err := cr.next(ctx, mr, every)
-			if err != nil {
-				return err
-			}
-			if more {
-				left = append(left, mr)
-			}
-		}
-		runs = left
-	}
-	return nil
+	return kept, nil
 }
 
 // prepare returns what is left to run of method m, or nil where nothing
