@@ -131,16 +131,19 @@ func (g *switchGuard) count(v Vec) {
 }
 
 // dotCounts are the counts that price the dot products of all graphs:
-// their non-zeros, Σ_f df_f², and the steps and turns of the merge joins
-// of all pairs i ≤ j.
+// their non-zeros, Σ_f df_f², the bound of their ids, and the steps and
+// turns of the merge joins of all pairs i ≤ j where the ids are too many
+// to scatter (see dotTerms).
 type dotCounts struct {
-	nnz, df2, steps, turns float64
+	nnz, df2, dim, steps, turns float64
 }
 
 // estimateDots estimates the dot products of all n graphs from the first
 // check graphs' vectors: their non-zeros scaled to n, Σ_f df_f² without
-// bias (see explicitProbe.predict), and the merge joins from those of the
-// pairs of the first mergeSample (see explicitProbe.mergeWork). The ids of
+// bias (see explicitProbe.predict), the bound of the ids grown as the
+// features (see featureGrowth), and, where that exceeds scatterMaxDim,
+// the merge joins from those of the pairs of the first mergeSample (see
+// explicitProbe.mergeWork). The ids of
 // graphs mapped before a switch from the pipeline to the parallel map are
 // not those after, and the estimate then counts them as other features.
 func (g *switchGuard) estimateDots() time.Duration {
@@ -150,7 +153,12 @@ func (g *switchGuard) estimateDots() time.Duration {
 	n, m := float64(g.n), float64(g.check)
 	c := dotCounts{nnz: float64(g.nnz) * n / m}
 	c.df2 = c.nnz + n*(n-1)*g.dd/(m*(m-1))
-	if mergeCheaper(n, c.nnz, (c.df2+c.nnz)/2) { // else no merge joins to count
+	bound := len(g.df)
+	for bound > 0 && g.df[bound-1] == 0 {
+		bound--
+	}
+	c.dim = float64(bound) * featureGrowth(g.df, m, n)
+	if mergeCheaper(n, c.nnz, (c.df2+c.nnz)/2) && c.dim > scatterMaxDim { // else no merge joins to count
 		steps, turns := pairMerges(g.vecs)
 		// A diagonal entry takes a step per non-zero.
 		c.steps, c.turns = scaleMerges(n, float64(len(g.vecs)), steps, turns, c.nnz)
@@ -255,6 +263,6 @@ func (k *Walk) gramSwitching(ctx context.Context, gs []*graph.Graph, a *Advice, 
 // dotSeconds prices the dot products of n graph vectors with counts c by
 // the scheme gramFromVecs takes, on one thread.
 func (m walkModel) dotSeconds(n float64, c dotCounts) float64 {
-	ts, _ := dotTerms(m, n, c.nnz, c.df2, func() (float64, float64) { return c.steps, c.turns })
+	ts, _ := dotTerms(m, n, c.nnz, c.df2, c.dim, func() (float64, float64) { return c.steps, c.turns })
 	return sumTerms(ts)
 }

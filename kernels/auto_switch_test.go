@@ -98,24 +98,32 @@ func TestSwitchGuard(t *testing.T) {
 // counts from the first check vectors: where all of 10 of 100 graphs have
 // the same two features, the estimate is that all 100 have them, 200
 // non-zeros and Σ_f df_f² = 2·100² (by hand: Σ d(d−1) = 2·10·9 = 180 over
-// the sample, 200 + 100·99·180/(10·9) = 20000), and the merge joins of
-// all pairs like the sample's.
+// the sample, 200 + 100·99·180/(10·9) = 20000), and no features beyond
+// the sample's, none of them in one graph alone. The merge joins are
+// counted only where the ids are too many to scatter, like the sample's
+// pairs: each takes two steps, both matches, without a turn, 2·100·99/2
+// steps off the diagonal and 200 on it.
 func TestSwitchGuardDotEstimate(t *testing.T) {
-	var got dotCounts
-	dots := func(c dotCounts) time.Duration {
-		got = c
-		return 0
-	}
-	g, _ := newSwitchGuard(context.Background(), 100, time.Hour, dots)
-	defer g.release()
-	for range switchCheck(100) {
-		g.done(Vec{IDs: []uint32{0, 1}, Vals: []float64{1, 1}})
-	}
-	// Each pair's merge join takes two steps, both matches, without a
-	// turn: 2·100·99/2 steps off the diagonal and 200 on it.
-	want := dotCounts{nnz: 200, df2: 20000, steps: 2*100*99/2 + 200, turns: 0}
-	if switchCheck(100) != 10 || got != want {
-		t.Errorf("check %d: estimated %+v; want 10: %+v", switchCheck(100), got, want)
+	for _, tt := range []struct {
+		last uint32
+		want dotCounts
+	}{
+		{1, dotCounts{nnz: 200, df2: 20000, dim: 2}},
+		{scatterMaxDim, dotCounts{nnz: 200, df2: 20000, dim: scatterMaxDim + 1, steps: 2*100*99/2 + 200, turns: 0}},
+	} {
+		var got dotCounts
+		dots := func(c dotCounts) time.Duration {
+			got = c
+			return 0
+		}
+		g, _ := newSwitchGuard(context.Background(), 100, time.Hour, dots)
+		for range switchCheck(100) {
+			g.done(Vec{IDs: []uint32{0, tt.last}, Vals: []float64{1, 1}})
+		}
+		g.release()
+		if switchCheck(100) != 10 || got != tt.want {
+			t.Errorf("ids 0, %d, check %d: estimated %+v; want 10: %+v", tt.last, switchCheck(100), got, tt.want)
+		}
 	}
 }
 

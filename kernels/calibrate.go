@@ -300,7 +300,7 @@ func fastest(reps int, f func() error) (time.Duration, error) {
 func ns(d time.Duration) float64 { return float64(d.Nanoseconds()) }
 
 func calibrateWalk(ctx context.Context, d walkDesign) (Costs, error) {
-	var impl, phi, merge, inverted fitRows
+	var impl, phi, gather, merge, inverted fitRows
 	for _, set := range d.sets {
 		ds, err := synth.Walk(set.cfg, d.d, 1)
 		if err != nil {
@@ -319,7 +319,7 @@ func calibrateWalk(ctx context.Context, d walkDesign) (Costs, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := timeDots(ctx, vecs, d.reps, &merge, &inverted); err != nil {
+			if err := timeDots(ctx, vecs, d.reps, &gather, &merge, &inverted); err != nil {
 				return nil, err
 			}
 		}
@@ -329,6 +329,10 @@ func calibrateWalk(ctx context.Context, d walkDesign) (Costs, error) {
 		return nil, err
 	}
 	mp, err := phi.fit("feature maps")
+	if err != nil {
+		return nil, err
+	}
+	ga, err := gather.fit("gathered products")
 	if err != nil {
 		return nil, err
 	}
@@ -350,6 +354,8 @@ func calibrateWalk(ctx context.Context, d walkDesign) (Costs, error) {
 		costExplicitFeature:     mp[1],
 		costExplicitNonzero:     mp[2],
 		costExplicitStep:        mp[3],
+		costExplicitGather:      ga[0],
+		costExplicitGatherPair:  ga[1],
 		costExplicitMergeStep:   mg[0],
 		costExplicitMergeTurn:   mg[1],
 		costExplicitMergePair:   mg[2],
@@ -424,8 +430,10 @@ const maxDotWork = 1e8
 
 // timeDots times the dot products of vecs by gramFromVecs and adds the
 // time to the rows of the scheme it chooses, with the counts that scheme's
-// cost model prices.
-func timeDots(ctx context.Context, vecs []Vec, reps int, merge, inverted *fitRows) error {
+// cost model prices (see dotTerms). Where it chooses gramMergeInto, the
+// merge joins it takes beyond scatterMaxDim ids are timed on the same
+// vectors too, as no data set of the design has that many.
+func timeDots(ctx context.Context, vecs []Vec, reps int, gather, merge, inverted *fitRows) error {
 	n := float64(len(vecs))
 	nnz, df := featureStats(vecs)
 	var products float64
@@ -449,6 +457,21 @@ func timeDots(ctx context.Context, vecs []Vec, reps int, merge, inverted *fitRow
 		inverted.add(ns(took), ns(took), products, float64(nnz), pairs)
 		return nil
 	}
+	var gathers float64 // row i gathers φ_j for j ≥ i
+	for j, v := range vecs {
+		gathers += float64(j+1) * float64(v.Len())
+	}
+	joins, err := fastest(reps, func() error {
+		return gramJoinInto(ctx, mat.NewSymDense(len(vecs), nil), vecs, nil, 1, 0)
+	})
+	if err != nil {
+		return err
+	}
+	if len(df) > scatterMaxDim {
+		took, joins = joins, took
+	} else {
+		gather.add(ns(took), ns(took), gathers, pairs)
+	}
 	var steps, turns int64
 	for i, a := range vecs {
 		for _, b := range vecs[i:] {
@@ -456,7 +479,7 @@ func timeDots(ctx context.Context, vecs []Vec, reps int, merge, inverted *fitRow
 			steps, turns = steps+s, turns+t
 		}
 	}
-	merge.add(ns(took), ns(took), float64(steps), float64(turns), pairs)
+	merge.add(ns(joins), ns(joins), float64(steps), float64(turns), pairs)
 	return nil
 }
 

@@ -322,13 +322,7 @@ func gramMergeInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []f
 	raw := K.RawSymmetric()
 	dim := idBound(vecs)
 	if dim > scatterMaxDim {
-		return forRows(ctx, n, threads, func(_, i int) error {
-			row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-			for j := max(i, from); j < n; j++ {
-				row[j] = weightedDot(vecs[i], vecs[j], weights)
-			}
-			return nil
-		})
+		return gramJoinInto(ctx, K, vecs, weights, threads, from)
 	}
 	dense := make([][]float64, max(1, min(threads, n)))
 	return forRows(ctx, n, threads, func(w, i int) error {
@@ -352,6 +346,21 @@ func gramMergeInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []f
 		}
 		for _, id := range vi.IDs {
 			d[id] = 0
+		}
+		return nil
+	})
+}
+
+// gramJoinInto fills the columns j ≥ from of K by weightedDot's merge
+// joins of the pairs' sorted ids, a row at a time: gramMergeInto's scheme
+// where the ids are too many to scatter.
+func gramJoinInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads, from int) error {
+	n := len(vecs)
+	raw := K.RawSymmetric()
+	return forRows(ctx, n, threads, func(_, i int) error {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+		for j := max(i, from); j < n; j++ {
+			row[j] = weightedDot(vecs[i], vecs[j], weights)
 		}
 		return nil
 	})
