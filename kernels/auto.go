@@ -330,8 +330,17 @@ const (
 // The dot products are priced for the scheme gramFromVecs will choose:
 // posting lists from the total non-zeros and the sum of squared document
 // frequencies, estimated without bias from the sample's (Σ df² = n·Σp +
-// n(n−1)·Σp², Σp² from Σ d(d−1)/(m(m−1))), and merge joins from the steps
-// and branch turns of the sample's pairs.
+// n(n−1)·Σp², Σp² from Σ d(d−1)/(m(m−1))), gathered merge products from
+// the non-zeros (see dotTerms), and merge joins, which it takes beyond
+// scatterMaxDim ids, from the steps and branch turns of the sample's
+// pairs.
+//
+// Where the labels are few and small, the explicit work is first bounded
+// from above by the label sequences they allow and the graphs' degrees
+// (see boundWork), which reads the labels and degrees of all graphs but
+// maps none; if that bound is decisive times below the implicit
+// prediction, the advice takes the explicit method with the bound as its
+// prediction. Otherwise the explicit probe maps graphs, as follows.
 //
 // The probes start at their minimum and grow while they cost less than a
 // twentieth of the faster prediction (see probeShare). Mapping is the one
@@ -366,11 +375,27 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	if err := ip.grow(ctx, minProbeGraphs); err != nil {
 		return nil, err
 	}
+	impl := ip.predict(model)
+	// Where the labels bound the explicit method decisively below the
+	// implicit one, no map is needed to decide. On 100 graphs of p_V 0
+	// at length 3, an explicit run of 0.3–0.4 ms, the probes took
+	// 67–73 µs after a collection with the maps, 28–38 µs without.
+	if walks, ok := labelBound(gs, k.Length); ok && ip.dirac {
+		if expl, ok := explicitBound(&seq, gs, model, walks); ok && decisive*expl.seconds <= impl.seconds {
+			return &Advice{
+				Explicit: Prediction{Explicit, expl.seconds, expl.why},
+				Implicit: Prediction{Implicit, impl.seconds, impl.why},
+				Choice:   Explicit,
+				Probe:    time.Since(start),
+				Prep:     prep,
+				Terms:    map[Method][]CostTerm{Explicit: expl.terms, Implicit: impl.terms},
+			}, nil
+		}
+	}
 	ep, err := newExplicitProbe(&seq, gs, sample, model)
 	if err != nil {
 		return nil, err
 	}
-	impl := ip.predict(model)
 	// left returns what is left of the probes' budget, probeShare of the
 	// prediction pred seconds, after the time the probes took. That is
 	// the sum of their own times, not the wall time since the start: a
