@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,45 +10,40 @@ import (
 	"github.com/gkbench/gkbench/synth"
 )
 
-// TestLabelBound checks labelBound against walks counted by hand: the
-// label sequences of length i are L·(E·L)^i for L vertex labels and E
-// edge labels over all graphs, and a label too large for the tables
-// gives no bound.
-func TestLabelBound(t *testing.T) {
+// TestCensus checks takeCensus against counts by hand: the label
+// sequences of length i are L·(E·L)^i for L vertex labels and E edge
+// labels over all graphs; the product vertices of all pairs i ≤ j are
+// Σ over them of Σ_l c_i(l)·c_j(l); a label too large for the tables gives
+// no census.
+func TestCensus(t *testing.T) {
 	labelled := graph.MustBuild([]int32{0, 2, 2}, []graph.Edge{{U: 0, V: 1, Label: 1}, {U: 1, V: 2}})
 	for _, tt := range []struct {
-		name string
-		gs   []*graph.Graph
-		l    int
-		want []float64
+		name     string
+		gs       []*graph.Graph
+		l        int
+		walks    []float64
+		degree   []int32
+		vertices float64
 	}{
-		// One label, one edge label: one sequence of each length.
-		{"one label", []*graph.Graph{graph.MustBuild([]int32{0, 0}, []graph.Edge{{U: 0, V: 1}})}, 3, []float64{1, 1, 1, 1}},
+		// One label, one edge label: one sequence of each length; the
+		// one pair, the graph with itself, has 2·2 product vertices.
+		{"one label", []*graph.Graph{graph.MustBuild([]int32{0, 0}, []graph.Edge{{U: 0, V: 1}})}, 3, []float64{1, 1, 1, 1}, []int32{1}, 4},
 		// Labels 0 and 1 of tinyPath and tinyTriangle, edge label 0:
-		// 2, 2·2, 2·4.
-		{"two labels", []*graph.Graph{tinyPath, tinyTriangle}, 2, []float64{2, 4, 8}},
-		// Labels 0 and 2, edge labels 0 and 1: 2, 2·4, 8·4.
-		{"edge labels", []*graph.Graph{labelled}, 2, []float64{2, 8, 32}},
-		{"vertex label too large", []*graph.Graph{graph.MustBuild([]int32{boundVertexLabels}, nil)}, 2, nil},
-		{"edge label too large", []*graph.Graph{graph.MustBuild([]int32{0, 0}, []graph.Edge{{U: 0, V: 1, Label: boundEdgeLabels}})}, 2, nil},
+		// 2, 2·2, 2·4 sequences. Both have two vertices of label 0 and
+		// one of label 1, so every one of the three pairs has 2·2 + 1·1
+		// product vertices.
+		{"two labels", []*graph.Graph{tinyPath, tinyTriangle}, 2, []float64{2, 4, 8}, []int32{2, 2}, 15},
+		// Labels 0 and 2, edge labels 0 and 1: 2, 2·4, 8·4 sequences;
+		// 1·1 + 2·2 product vertices.
+		{"edge labels", []*graph.Graph{labelled}, 2, []float64{2, 8, 32}, []int32{2}, 5},
+		{"vertex label too large", []*graph.Graph{graph.MustBuild([]int32{boundVertexLabels}, nil)}, 2, nil, nil, 0},
+		{"edge label too large", []*graph.Graph{graph.MustBuild([]int32{0, 0}, []graph.Edge{{U: 0, V: 1, Label: boundEdgeLabels}})}, 2, nil, nil, 0},
 	} {
-		got, ok := labelBound(tt.gs, tt.l)
-		if ok != (tt.want != nil) || !slicesEqual(got, tt.want) {
-			t.Errorf("%s: labelBound = %v, %v; want %v", tt.name, got, ok, tt.want)
+		c, ok := takeCensus(tt.gs, tt.l)
+		if ok != (tt.walks != nil) || !slices.Equal(c.walks, tt.walks) || !slices.Equal(c.degree, tt.degree) || c.vertices != tt.vertices {
+			t.Errorf("%s: census %+v, %v; want walks %v, degrees %v, %v product vertices", tt.name, c, ok, tt.walks, tt.degree, tt.vertices)
 		}
 	}
-}
-
-func slicesEqual(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestBoundWork checks that boundWork bounds the work the maps count, on
@@ -64,9 +60,9 @@ func TestBoundWork(t *testing.T) {
 			t.Fatal(err)
 		}
 		gs := ds.Graphs
-		walks, ok := labelBound(gs, 9)
+		c, ok := takeCensus(gs, 9)
 		if !ok {
-			t.Fatalf("p_V %v: no label bound", pv)
+			t.Fatalf("p_V %v: no census", pv)
 		}
 		for _, max := range []bool{false, true} {
 			for _, l := range []int{0, 1, 3, 6} {
@@ -85,7 +81,7 @@ func TestBoundWork(t *testing.T) {
 					}
 					nnz += float64(v.Len())
 				}
-				got := boundWork(k, gs, walks[:l+1])
+				got := boundWork(k, gs, &c)
 				counted := workBound{float64(work.extends), float64(work.nonzeros), float64(work.steps), nnz, float64(b.size())}
 				if got.extends < counted.extends || got.nonzeros < counted.nonzeros || got.steps != counted.steps ||
 					got.nnz < counted.nnz || got.features < counted.features || pv == 0 && !max && got.nnz != counted.nnz {
@@ -97,9 +93,11 @@ func TestBoundWork(t *testing.T) {
 }
 
 // TestAdviseBound checks that the advice decides by the bound, without a
-// map, where it is decisive (one label: the explicit method is two orders
-// of magnitude faster), and samples maps where it is not (p_V 0.5 at
-// length 9) or where the labels are too large for it.
+// map, where it is decisive: with one label the explicit method is two
+// orders of magnitude faster, below even the implicit method's pairs and
+// product vertices, so that no pair is sampled either. It samples maps
+// where the bound is not decisive (p_V 0.5 at length 9) or where the
+// labels are too large for it.
 func TestAdviseBound(t *testing.T) {
 	relabel := func(gs []*graph.Graph) []*graph.Graph {
 		out := make([]*graph.Graph, len(gs))
@@ -113,15 +111,15 @@ func TestAdviseBound(t *testing.T) {
 		return out
 	}
 	for _, tt := range []struct {
-		pv      float64
-		l       int
-		big     bool
-		bounded bool
+		pv             float64
+		l              int
+		big            bool
+		bounded, least bool
 	}{
-		{0, 3, false, true},
-		{0, 9, false, true},
-		{0, 3, true, false},
-		{0.5, 9, false, false},
+		{0, 3, false, true, true},
+		{0, 9, false, true, true},
+		{0, 3, true, false, false},
+		{0.5, 9, false, false, false},
 	} {
 		ds, err := synth.Walk(synth.WalkConfig{PV: tt.pv}, 100, 1)
 		if err != nil {
@@ -136,8 +134,10 @@ func TestAdviseBound(t *testing.T) {
 			t.Fatal(err)
 		}
 		bounded := strings.HasPrefix(a.Explicit.Why, "at most: bounded")
-		if bounded != tt.bounded || bounded && (a.Choice != Explicit || a.Hedge) {
-			t.Errorf("p_V %v, length %d, labels from %d: bounded %v, want %v\n%v", tt.pv, tt.l, boolInt(tt.big)*boundVertexLabels, bounded, tt.bounded, a)
+		least := strings.HasPrefix(a.Implicit.Why, "at least: the pairs")
+		if bounded != tt.bounded || least != tt.least || bounded && (a.Choice != Explicit || a.Hedge) {
+			t.Errorf("p_V %v, length %d, labels from %d: bounded %v, least %v, want %v, %v\n%v",
+				tt.pv, tt.l, boolInt(tt.big)*boundVertexLabels, bounded, least, tt.bounded, tt.least, a)
 		}
 	}
 }
