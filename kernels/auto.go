@@ -292,9 +292,10 @@ func sumTerms(ts []CostTerm) float64 {
 // decisive times faster than the other: sampling errors of a few ten
 // percent cannot turn such a ranking. The one exception is an explicit
 // prediction from fewer than decideMaps graphs that does not decide: its
-// maps and proxies may take probeShare of the implicit prediction, since
-// a light sample of heavy-tailed graphs predicts too little and would
-// shrink its own budget (see Advise). The maps of one or two graphs can
+// maps and proxies may take probeShare of the geometric mean of both
+// predictions, more than the faster one's where that is the explicit
+// one, since a light sample of heavy-tailed graphs predicts too little
+// and would shrink its own budget (see Advise). The maps of one or two graphs can
 // err by more, where a few graphs carry most of the walks (random graphs
 // of 20 vertices: a median map of 60 µs, the largest 1 ms), so a decisive
 // ranking stops the explicit probe only once it has mapped decideMaps
@@ -493,16 +494,21 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		// An explicit prediction from fewer than decideMaps graphs may
 		// be far too low, where a few heavy graphs carry the maps (100
 		// graphs of p_V 0.4 at length 9: a light first graph predicted
-		// 7 ms, the maps took 0.2 s): the budget then follows the
-		// implicit prediction, which counts many pairs, so that a low
-		// guess does not also starve the probe that would correct it.
-		// This budget is the explicit probe's: its maps and proxies.
-		// Where the explicit prediction is already decisively the
-		// faster, a few graphs more cannot turn it, and the budget
-		// stays the faster prediction's.
+		// 7 ms, the maps took 0.2 s): the budget then grows towards
+		// the implicit prediction, which counts many pairs, so that a
+		// low guess does not also starve the probe that would correct
+		// it. It is the geometric mean of the two predictions: with
+		// the faster one's alone, the advice ranked that data set
+		// wrong (TestAdviseRanking); with the implicit one's, probes
+		// took 0.5 ms of explicit runs of 4–5 ms (100 graphs of p_V
+		// 0.6–0.8 at length 5), 0.4 ms with the mean. This budget is
+		// the explicit probe's: its maps and proxies. Where the
+		// explicit prediction is already decisively the faster, a few
+		// graphs more cannot turn it, and the budget stays the faster
+		// prediction's.
 		base := fast
 		if ep.m < min(decideMaps, n) && slow < decisive*fast {
-			base = impl.seconds
+			base = math.Sqrt(fast * impl.seconds)
 		}
 		grew := false
 		// Growth costs are estimated from the probes so far, which may
