@@ -457,20 +457,18 @@ func timeDots(ctx context.Context, vecs []Vec, reps int, gather, merge, inverted
 		inverted.add(ns(took), ns(took), products, float64(nnz), pairs)
 		return nil
 	}
-	var gathers float64 // row i gathers φ_j for j ≥ i
-	for j, v := range vecs {
-		gathers += float64(j+1) * float64(v.Len())
-	}
-	joins, err := fastest(reps, func() error {
-		return gramJoinInto(ctx, mat.NewSymDense(len(vecs), nil), vecs, nil, 1, 0)
-	})
-	if err != nil {
-		return err
-	}
-	if len(df) > scatterMaxDim {
-		took, joins = joins, took
-	} else {
+	joins := took // gramMergeInto merges the ids beyond scatterMaxDim
+	if len(df) <= scatterMaxDim {
+		var gathers float64 // row i gathers φ_j for j ≥ i
+		for j, v := range vecs {
+			gathers += float64(j+1) * float64(v.Len())
+		}
 		gather.add(ns(took), ns(took), gathers, pairs)
+		if joins, err = fastest(reps, func() error {
+			return gramJoinInto(ctx, mat.NewSymDense(len(vecs), nil), vecs, nil, 1, 0)
+		}); err != nil {
+			return err
+		}
 	}
 	var steps, turns int64
 	for i, a := range vecs {
