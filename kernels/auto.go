@@ -295,11 +295,11 @@ func sumTerms(ts []CostTerm) float64 {
 // maps and proxies may take probeShare of the geometric mean of both
 // predictions, more than the faster one's where that is the explicit
 // one, since a light sample of heavy-tailed graphs predicts too little
-// and would shrink its own budget (see Advise). The maps of one or two graphs can
-// err by more, where a few graphs carry most of the walks (random graphs
-// of 20 vertices: a median map of 60 µs, the largest 1 ms), so a decisive
-// ranking stops the explicit probe only once it has mapped decideMaps
-// graphs, where the budget allows.
+// and would shrink its own budget (see Advise). The maps of one or two
+// graphs can err by more, where a few graphs carry most of the walks
+// (random graphs of 20 vertices: a median map of 60 µs, the largest
+// 1 ms), so a decisive ranking stops the explicit probe only once it has
+// mapped decideMaps graphs, where the budget allows.
 const (
 	probeShare       = 0.05
 	decisive         = 4

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/gkbench/gkbench/graph"
 )
@@ -119,9 +118,10 @@ type workBound struct {
 // at most (arcs)·s_{i−1} of them and flushes at most |V|·s_i, and the
 // graph vector has at most min(W_l, |V|·s_l) non-zeros (for the Max
 // kernel, and for length 0, the sum of these over the lengths 0 to l,
-// each round's vectors flushed once more into the graph's). The distinct sequences of all maps are at most Σ_i W_i. With one
-// label and one edge label the bound is close: every vertex with an edge
-// has exactly one sequence of each length.
+// each round's vectors flushed once more into the graph's). The distinct
+// sequences of all maps are at most Σ_i W_i. With one label and one edge
+// label the bound is close: every vertex with an edge has exactly one
+// sequence of each length.
 func boundWork(k *Walk, gs []*graph.Graph, c *labelCensus) workBound {
 	l, walks := k.Length, c.walks
 	w := workBound{features: sum(walks[:l+1])}
@@ -160,10 +160,10 @@ func boundWork(k *Walk, gs []*graph.Graph, c *labelCensus) workBound {
 // explicitBound prices boundWork: the maps as mapTerms does, and the dot
 // products as gathered products with every feature in every graph. It
 // reports false where the sequences may be too many to gather (see
-// dotTerms), or are not bounded.
+// dotTerms).
 func explicitBound(k *Walk, gs []*graph.Graph, m walkModel, c *labelCensus) (estimate, bool) {
-	F := sum(c.walks[:k.Length+1])
-	if math.IsInf(F, 1) || F > scatterMaxDim {
+	F := sum(c.walks[:k.Length+1]) // +Inf where the walks overflow
+	if F > scatterMaxDim {
 		return estimate{}, false
 	}
 	w := boundWork(k, gs, c)

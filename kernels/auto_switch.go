@@ -22,11 +22,11 @@ import (
 // the explicit method in some runs and was three times slower than the
 // implicit one. Once switchCheck(n) graphs are mapped, the wall time of
 // those after the first projects the rest of the maps, in the data set's
-// order, and their vectors the dot products; where those would take more than
-// switchFactor times the implicit prediction, the explicit run is stopped
-// and the implicit method computes the matrix instead. The time spent is
-// then lost, but it is about a tenth of the maps, where staying would
-// have cost all of them. The factor leaves room for the projection's
+// order, and their vectors the dot products; where those would take more
+// than switchFactor times the implicit prediction, the explicit run is
+// stopped and the implicit method computes the matrix instead. The time
+// spent is then lost, but it is about a tenth of the maps, where staying
+// would have cost all of them. The factor leaves room for the projection's
 // error; at 1.5, 100 graphs of p_V 0.8 at length 7 stayed with an
 // explicit run of 22 ms against the implicit 13 ms.
 const switchFactor = 1.2
@@ -155,9 +155,9 @@ type dotCounts struct {
 // bias (see explicitProbe.predict), the bound of the ids grown as the
 // features (see featureGrowth), and, where that exceeds scatterMaxDim,
 // the merge joins from those of the pairs of the first mergeSample (see
-// explicitProbe.mergeWork). The ids of
-// graphs mapped before a switch from the pipeline to the parallel map are
-// not those after, and the estimate then counts them as other features.
+// explicitProbe.mergeWork). The ids of graphs mapped before a switch
+// from the pipeline to the parallel map are not those after, and the
+// estimate then counts them as other features.
 func (g *switchGuard) estimateDots() time.Duration {
 	if g.dots == nil || g.check < 2 {
 		return 0
