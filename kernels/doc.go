@@ -14,4 +14,10 @@
 // computations are not comparable. Kernels are configured by their fields,
 // or by name and text parameters through New, which the command line and
 // the experiment specs use.
+//
+// A kernel's Threads field spreads its work over goroutines; the matrix is
+// the same to the bit for any number. A Crew attached to the context with
+// WithCrew keeps those goroutines spinning between the parallel stretches
+// of a matrix and from one matrix to the next, where a virtual machine
+// would otherwise halt the idle cores and take long to wake them.
 package kernels

@@ -29,6 +29,9 @@ func forRows(ctx context.Context, n, threads int, fn func(worker, i int) error) 
 		}
 		return nil
 	}
+	if c := crewFrom(ctx); c != nil {
+		return c.run(ctx, n, threads, fn)
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make([]error, threads)

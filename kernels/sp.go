@@ -74,7 +74,7 @@ func (k *ShortestPath) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*
 	switch m {
 	case Explicit:
 		t := time.Now()
-		ahead := newGramAhead(len(gs), threadsOr(k.Threads))
+		ahead := newGramAhead(ctx, len(gs), threadsOr(k.Threads))
 		vecs, err := k.FeatureVectors(ctx, gs)
 		if err != nil {
 			return nil, rep, err

@@ -69,7 +69,7 @@ func TestSPThreadsSame(t *testing.T) {
 				}
 				for _, threads := range []int{2, 3} {
 					k.Threads = threads
-					got, rep, err := k.Gram(context.Background(), gs, m)
+					got, rep, err := k.Gram(threadsContext(threads), gs, m)
 					if err != nil {
 						t.Fatal(err)
 					}

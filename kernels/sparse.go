@@ -180,7 +180,7 @@ func (a *accumulator) flushUnsorted(ids []uint32, vals []float64) ([]uint32, []f
 // each entry's products in increasing feature id, starting from zero, so
 // they give the same matrix to the bit.
 func gramFromVecs(ctx context.Context, vecs []Vec, weights []float64, threads int) (*mat.SymDense, error) {
-	return gramFromVecsInto(ctx, newGramAhead(len(vecs), 1).matrix(), vecs, weights, threads)
+	return gramFromVecsInto(ctx, newGramAhead(ctx, len(vecs), 1).matrix(), vecs, weights, threads)
 }
 
 // gramFromVecsInto is gramFromVecs into K, a zero matrix of the size of
@@ -196,7 +196,8 @@ func gramFromVecsInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights 
 }
 
 // gramAhead is a Gram matrix allocated, on more than one thread, by a
-// goroutine of its own while the caller computes the feature maps. The
+// goroutine of its own, or a Crew's helper (see goWith), while the caller
+// computes the feature maps. The
 // runtime zeroes a large allocation on the allocating goroutine alone:
 // the 113 MB of U251's 3755 graphs took 7 ms of the graphlet kernel's
 // 35 ms on two threads, while its maps, whose patterns are numbered in
@@ -217,29 +218,29 @@ type gramAhead struct {
 // whose zeroing costs about what starting a goroutine does.
 const gramAheadMin = 512
 
-func newGramAhead(n, threads int) *gramAhead {
+func newGramAhead(ctx context.Context, n, threads int) *gramAhead {
 	if threads > 1 && n >= gramAheadMin {
-		return startGramAhead(n)
+		return startGramAhead(ctx, n)
 	}
 	return &gramAhead{n: n}
 }
 
 // startGramAhead allocates the matrix of n graphs on a goroutine of its
-// own whatever n, for a caller about to run a sequential step that leaves
-// the other cores idle.
-func startGramAhead(n int) *gramAhead {
+// own, or a helper of ctx's Crew, whatever n, for a caller about to run a
+// sequential step that leaves the other cores idle.
+func startGramAhead(ctx context.Context, n int) *gramAhead {
 	if n == 0 {
 		return &gramAhead{}
 	}
 	a := &gramAhead{n: n, ready: make(chan *mat.SymDense, 1)}
-	go func() {
+	goWith(ctx, func() {
 		K := mat.NewSymDense(n, nil)
 		d := K.RawSymmetric().Data
 		for i := 0; i < len(d); i += os.Getpagesize() / 8 {
 			d[i] = 0 // already zero: only the page fault counts
 		}
 		a.ready <- K
-	}()
+	})
 	return a
 }
 

@@ -330,8 +330,15 @@ func TestGramAhead(t *testing.T) {
 		{gramAheadMin, 2, true},
 		{gramAheadMin + 1, 3, true},
 	}
+	// The matrix comes ahead on a goroutine of its own or on a Crew's
+	// helper.
+	crewed := WithCrew(context.Background(), NewCrew(DefaultLinger))
 	for _, tc := range tests {
-		a := newGramAhead(tc.n, tc.threads)
+		ctx := context.Background()
+		if tc.threads == 2 {
+			ctx = crewed
+		}
+		a := newGramAhead(ctx, tc.n, tc.threads)
 		if got := a.ready != nil; got != tc.ahead {
 			t.Errorf("n = %d, %d threads: ahead %v, want %v", tc.n, tc.threads, got, tc.ahead)
 		}

@@ -382,7 +382,7 @@ func (k *Graphlet) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.
 func graphletGram(ctx context.Context, gs []*graph.Graph, byAut bool, threads int) (*mat.SymDense, *Report, error) {
 	rep := &Report{Method: Explicit}
 	t := time.Now()
-	ahead := newGramAhead(len(gs), threads)
+	ahead := newGramAhead(ctx, len(gs), threads)
 	vecs, aut, err := (&Graphlet{Threads: threads}).FeatureVectors(ctx, gs)
 	if err != nil {
 		return nil, rep, err

@@ -59,7 +59,7 @@ func TestSubgraphThreads(t *testing.T) {
 				t.Fatalf("one thread: %d pairs reported, want %d", wrep.Pairs, len(gs)*(len(gs)+1)/2)
 			}
 			for _, th := range []int{2, 3} {
-				got, rep, err := tt.k(th).Gram(context.Background(), gs, tt.m)
+				got, rep, err := tt.k(th).Gram(threadsContext(th), gs, tt.m)
 				if err != nil {
 					t.Fatal(err)
 				}

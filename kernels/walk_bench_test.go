@@ -110,8 +110,11 @@ func BenchmarkWalkGramThreads(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/l=%d/%s/threads=%d", c.data, c.l, c.m, th), func(b *testing.B) {
 				gs := graphtest.Dataset(b, c.data).Graphs
 				k := &Walk{Length: c.l, Threads: th}
+				// With a Crew, as under runexp, the second core stays awake
+				// from one Gram matrix to the next.
+				ctx := WithCrew(context.Background(), NewCrew(DefaultLinger))
 				for b.Loop() {
-					if _, _, err := k.Gram(context.Background(), gs, c.m); err != nil {
+					if _, _, err := k.Gram(ctx, gs, c.m); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -382,7 +382,7 @@ func TestWalkThreads(t *testing.T) {
 		for _, th := range []int{2, 3, 7} {
 			k := *base
 			k.Threads = th
-			got, rep, err := k.Gram(context.Background(), gs, m)
+			got, rep, err := k.Gram(threadsContext(th), gs, m)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -91,7 +91,7 @@ func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx
 
 // wvVertexFeeder maps the vertices of the graphs in order for the workers
 // of wvSumParallel. Binned attributes are mapped by a goroutine of its own
-// that runs ahead of the workers: the binning of ENZYMES with P = 64 costs
+// (see goWith) that runs ahead of the workers: the binning of ENZYMES with P = 64 costs
 // as much as the sums (about 55 ms each, GI with h = 3). Other vertex
 // features, such as labels, cost a fraction of the sums, and a worker maps
 // them itself under a lock, those of the graphs up to its own not yet
@@ -127,7 +127,7 @@ func newWVVertexFeeder(ctx context.Context, gs []*graph.Graph, vx *wvVertexMappe
 		fd.ready[i] = make(chan struct{})
 	}
 	fd.mapped = make(chan error, 1)
-	go func() {
+	goWith(ctx, func() {
 		var f wvVertexFeatures
 		for i, g := range gs {
 			if err := ctx.Err(); err != nil {
@@ -141,7 +141,7 @@ func newWVVertexFeeder(ctx context.Context, gs []*graph.Graph, vx *wvVertexMappe
 			close(fd.ready[i])
 		}
 		fd.mapped <- nil
-	}()
+	})
 	return fd
 }
 

@@ -71,7 +71,7 @@ func TestWVThreads(t *testing.T) {
 			}
 			for _, threads := range []int{2, 3} {
 				what := fmt.Sprintf("%s %s threads %d", tc.name, m, threads)
-				got, rep, err := tc.mk(threads).Gram(ctx, tc.gs, m)
+				got, rep, err := tc.mk(threads).Gram(threadsContext(threads), tc.gs, m)
 				if err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}

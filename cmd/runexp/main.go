@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"slices"
 	"syscall"
+
+	"github.com/gkbench/gkbench/kernels"
 )
 
 // command is one subcommand. run returns a usageError for bad invocations
@@ -52,6 +54,9 @@ func commands() map[string]command {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Gram matrices on several threads keep their helpers awake between
+	// their parallel stretches and from one matrix to the next.
+	ctx = kernels.WithCrew(ctx, kernels.NewCrew(kernels.DefaultLinger))
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 

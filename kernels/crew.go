@@ -1,0 +1,228 @@
+package kernels
+
+import (
+	"context"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A Crew keeps the worker goroutines of a finished parallel stretch
+// spinning for a short while, so that the next stretch starts on cores
+// that are awake. Attach one to a context with WithCrew; without one, each
+// stretch spawns its workers anew.
+//
+// Why: on a virtual machine a core with nothing to run is halted, and the
+// host takes tens to hundreds of microseconds to wake it (on the 2-core VM
+// of issue 9, 60–130 µs in the median after 2 ms idle). A Gram matrix has
+// several parallel stretches, the maps and the dot products at least, with
+// sequential steps between them, and a benchmark or a parameter sweep
+// computes one Gram matrix after another. Spawning each stretch's workers
+// anew pays the wake-up every time, which held a 0.4 ms job to about 1.2×
+// on two threads. A Crew's helpers spin for a while after their work, as
+// OpenMP's threads do after a parallel region, and exit when none comes.
+// They yield to the scheduler as they spin, so that they hold up nothing
+// queued behind them.
+//
+// All of the package's goroutines run as a Crew's helpers when there is
+// one: a helper spinning on a core would otherwise hide a goroutine queued
+// on another, which that core would have stolen had it been idle.
+type Crew struct {
+	linger time.Duration
+
+	mu     sync.Mutex
+	queue  []*stretch // stretches with slots open to helpers
+	queued atomic.Int32
+	// open counts the slots in queue, and spinning the helpers looking
+	// for one. Every slot has a helper of its own, spinning >= open, so
+	// that a task never waits for a helper that is busy in a stretch
+	// whose workers wait for the task.
+	open, spinning int
+	started        int // helpers started, for the tests
+}
+
+// DefaultLinger is how long a Crew's helper spins for more work: longer
+// than the sequential steps between a Gram matrix's stretches, and short
+// beside any Gram matrix worth two threads.
+const DefaultLinger = 300 * time.Microsecond
+
+// NewCrew returns a Crew whose helpers spin for linger after their work.
+func NewCrew(linger time.Duration) *Crew {
+	return &Crew{linger: linger}
+}
+
+type crewKey struct{}
+
+// WithCrew returns a copy of ctx that carries c, for the Gram matrices
+// computed under it on more than one thread.
+func WithCrew(ctx context.Context, c *Crew) context.Context {
+	return context.WithValue(ctx, crewKey{}, c)
+}
+
+func crewFrom(ctx context.Context) *Crew {
+	c, _ := ctx.Value(crewKey{}).(*Crew)
+	return c
+}
+
+// A stretch is one parallel loop over rows, forRows's arguments and its
+// workers' shared state, or a single task of one row.
+type stretch struct {
+	ctx    context.Context
+	n      int
+	fn     func(worker, i int) error
+	next   atomic.Int64
+	slot   atomic.Int32 // the next worker index
+	active atomic.Int32 // workers that may still take a row
+	errs   []error      // by worker
+	open   int          // slots left for helpers, under the Crew's lock
+}
+
+// work joins s as its next worker and takes rows until none are left.
+func (s *stretch) work() {
+	s.active.Add(1) // before any row, so that the caller waits for it
+	defer s.active.Add(-1)
+	w := int(s.slot.Add(1) - 1)
+	for {
+		i := int(s.next.Add(1) - 1)
+		if i >= s.n {
+			return
+		}
+		if err := s.ctx.Err(); err != nil {
+			s.errs[w] = err
+			return
+		}
+		if err := s.fn(w, i); err != nil {
+			s.errs[w] = err
+			s.next.Store(int64(s.n)) // stop the others at their next row
+			return
+		}
+	}
+}
+
+// run calls fn(worker, i) for every i in [0, n) on up to threads workers,
+// the caller's goroutine first among them.
+func (c *Crew) run(ctx context.Context, n, threads int, fn func(worker, i int) error) error {
+	s := &stretch{ctx: ctx, n: n, fn: fn, errs: make([]error, threads)}
+	c.offer(s, threads-1)
+	s.work()
+	// The helpers finish within a row of the caller. Blocking would let
+	// its core halt, and a helper that woke it would be left to spin
+	// where it waits.
+	for s.active.Load() > 0 {
+		runtime.Gosched()
+	}
+	c.withdraw(s)
+	for _, err := range s.errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spawn runs task on a helper, as a go statement would.
+func (c *Crew) spawn(task func()) {
+	s := &stretch{ctx: context.Background(), n: 1, errs: make([]error, 1)}
+	s.fn = func(int, int) error { task(); return nil }
+	c.offer(s, 1)
+}
+
+// offer opens k slots of s to the helpers, and starts new helpers for
+// those that no spinning helper will take.
+func (c *Crew) offer(s *stretch, k int) {
+	if k <= 0 {
+		return
+	}
+	c.mu.Lock()
+	s.open = k
+	c.queue = append(c.queue, s)
+	c.queued.Store(int32(len(c.queue)))
+	c.open += k
+	start := max(0, c.open-c.spinning)
+	c.spinning += start // they spin until they find a slot
+	c.started += start
+	c.mu.Unlock()
+	for range start {
+		go c.helper()
+	}
+}
+
+// withdraw closes the slots of s that no helper took.
+func (c *Crew) withdraw(s *stretch) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s.open > 0 {
+		c.open -= s.open
+		s.open = 0
+		c.queue = slices.DeleteFunc(c.queue, func(x *stretch) bool { return x == s })
+		c.queued.Store(int32(len(c.queue)))
+	}
+}
+
+// take claims an open slot, if there is one, for a spinning helper.
+func (c *Crew) take() *stretch {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.queue) == 0 {
+		return nil
+	}
+	s := c.queue[0]
+	c.open--
+	if s.open--; s.open == 0 {
+		c.queue = c.queue[1:]
+		c.queued.Store(int32(len(c.queue)))
+	}
+	c.spinning--
+	return s
+}
+
+// retire ends a helper that found no slot within linger, unless the open
+// slots count on it.
+func (c *Crew) retire() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.spinning <= c.open {
+		return false // a slot counts on this helper
+	}
+	c.spinning--
+	return true
+}
+
+// helper is a helper's goroutine. It counts as spinning from its start.
+func (c *Crew) helper() {
+	for {
+		var s *stretch
+		deadline := time.Now().Add(c.linger)
+		for spins := 0; s == nil; spins++ {
+			if c.queued.Load() > 0 {
+				s = c.take()
+				continue
+			}
+			if spins%64 == 63 {
+				if time.Now().After(deadline) {
+					if c.retire() {
+						return
+					}
+					deadline = time.Now().Add(c.linger)
+				}
+				runtime.Gosched()
+			}
+		}
+		s.work()
+		c.mu.Lock()
+		c.spinning++
+		c.mu.Unlock()
+	}
+}
+
+// goWith runs task on a helper of ctx's Crew, or else on a goroutine of
+// its own.
+func goWith(ctx context.Context, task func()) {
+	if c := crewFrom(ctx); c != nil {
+		c.spawn(task)
+		return
+	}
+	go task()
+}

@@ -1,0 +1,135 @@
+package kernels
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestCrewReuse checks that a second stretch within linger runs on the
+// helper the first started, and that a helper left idle for longer exits.
+func TestCrewReuse(t *testing.T) {
+	before := runtime.NumGoroutine()
+	c := NewCrew(time.Second)
+	ctx := WithCrew(context.Background(), c)
+	var rows atomic.Int32
+	count := func(int, int) error { rows.Add(1); return nil }
+	for range 3 {
+		if err := forRows(ctx, 50, 2, count); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := rows.Load(); r != 150 {
+		t.Errorf("%d rows visited, want 150", r)
+	}
+	c.mu.Lock()
+	started := c.started
+	c.mu.Unlock()
+	// The first stretch starts the one helper of two threads; it then
+	// spins for a second, longer than the test takes to the next.
+	if started != 1 {
+		t.Errorf("%d helpers started for three stretches, want 1", started)
+	}
+
+	short := NewCrew(time.Millisecond)
+	if err := forRows(WithCrew(context.Background(), short), 50, 3, count); err != nil {
+		t.Fatal(err)
+	}
+	// The long crew's helper is still spinning; the short crew's two
+	// exit after a millisecond.
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+1 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if g := runtime.NumGoroutine(); g > before+1 {
+		t.Errorf("%d goroutines after the short crew's linger, want at most %d", g, before+1)
+	}
+	short.mu.Lock()
+	if short.spinning != 0 || short.open != 0 || len(short.queue) != 0 {
+		t.Errorf("short crew left spinning %d, open %d, queue %d", short.spinning, short.open, len(short.queue))
+	}
+	short.mu.Unlock()
+}
+
+// TestCrewTaskWhileWaiting runs a stretch whose rows wait for a task that
+// a row spawns: the task must get a helper of its own, although the
+// crew's only helper is busy waiting in the stretch. A crew that handed
+// the task to a busy helper would hang here.
+func TestCrewTaskWhileWaiting(t *testing.T) {
+	c := NewCrew(DefaultLinger)
+	ctx := WithCrew(context.Background(), c)
+	for range 20 {
+		done := make(chan error, 1)
+		go func() {
+			ready := make(chan struct{})
+			var once sync.Once
+			done <- forRows(ctx, 8, 2, func(_, i int) error {
+				once.Do(func() { goWith(ctx, func() { close(ready) }) })
+				<-ready
+				return nil
+			})
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("stretch still waiting for its task after 10 s")
+		}
+	}
+}
+
+// TestCrewShared runs stretches of different thread counts on one crew
+// from several goroutines at once: each row is visited once, by a worker
+// index below its stretch's thread count.
+func TestCrewShared(t *testing.T) {
+	ctx := WithCrew(context.Background(), NewCrew(DefaultLinger))
+	var wg sync.WaitGroup
+	errs := make(chan string, 100)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			threads := g%3 + 2
+			for round := range 30 {
+				n := 20 + round
+				visits := make([]atomic.Int32, n)
+				err := forRows(ctx, n, threads, func(w, i int) error {
+					if w < 0 || w >= threads {
+						errs <- "worker index out of range"
+					}
+					visits[i].Add(1)
+					return nil
+				})
+				if err != nil {
+					errs <- err.Error()
+				}
+				for i := range visits {
+					if visits[i].Load() != 1 {
+						errs <- "a row not visited exactly once"
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// threadsContext returns the context of the determinism tests' runs on
+// threads: two threads run with a Crew, the way runexp runs them, and
+// other counts spawn their workers, so that both ways are checked against
+// one thread.
+func threadsContext(threads int) context.Context {
+	if threads == 2 {
+		return WithCrew(context.Background(), NewCrew(DefaultLinger))
+	}
+	return context.Background()
+}
