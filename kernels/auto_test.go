@@ -86,7 +86,8 @@ func TestAdviseRankingGrid(t *testing.T) {
 // after Weisfeiler-Lehman refinement (Section 5.3.4), on the Dirac fast
 // paths and on the generic ones, and in two heavy-tailed cells of the
 // auto-vs-oracle grid: the method auto runs first (Advice.First) must be
-// the faster.
+// the faster, or, where the advice hedges, the method its switch guard
+// ends with.
 func TestAdviseRanking(t *testing.T) {
 	tests := []struct {
 		pv      float64
@@ -127,7 +128,27 @@ func TestAdviseRanking(t *testing.T) {
 		// heavy graph of the p_V 0.1 cell (7241 non-zeros), which
 		// predicted 73 ms against the implicit 52 ms: auto hedges
 		// there and runs the explicit method.
-		if got := a.First(k); got != tc.want {
+		//
+		// On a machine slower than the one the default constants were
+		// measured on, the probes' budget, a share of predictions the
+		// defaults price too low, affords fewer maps still: on a VM two
+		// to three times slower, two light maps of the p_V 0.4 cell
+		// predicted 13 ms against the implicit 17 ms, and the advice
+		// hedged in 8 of 10 runs. There the switch guard must take
+		// auto to the implicit method: what auto ends with is checked
+		// wherever the advice hedges.
+		got := a.First(k)
+		if got != tc.want && a.Hedge && got == Explicit {
+			_, _, ran, err := GramAuto(context.Background(), k, ds.Graphs, AdviseOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ran.Run == Explicit && ran.Switch != nil {
+				got = Implicit
+			}
+			a = ran
+		}
+		if got != tc.want {
 			t.Errorf("p_V=%v wl=%d generic=%v: auto runs %s, want %s\n%v", tc.pv, tc.wl, tc.generic, got, tc.want, a)
 		}
 		t.Logf("p_V=%v wl=%d generic=%v: %v", tc.pv, tc.wl, tc.generic, a)
