@@ -171,7 +171,9 @@ func (c *Crew) take() *stretch {
 	s := c.queue[0]
 	c.open--
 	if s.open--; s.open == 0 {
-		c.queue = c.queue[1:]
+		// Delete, not reslice: the array behind the queue would keep
+		// the stretch, and the vectors its rows read, alive.
+		c.queue = slices.Delete(c.queue, 0, 1)
 		c.queued.Store(int32(len(c.queue)))
 	}
 	c.spinning--

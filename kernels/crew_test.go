@@ -13,7 +13,7 @@ import (
 // helper the first started, and that a helper left idle for longer exits.
 func TestCrewReuse(t *testing.T) {
 	before := runtime.NumGoroutine()
-	c := NewCrew(time.Second)
+	c := NewCrew(200 * time.Millisecond)
 	ctx := WithCrew(context.Background(), c)
 	var rows atomic.Int32
 	count := func(int, int) error { rows.Add(1); return nil }
@@ -29,7 +29,7 @@ func TestCrewReuse(t *testing.T) {
 	started := c.started
 	c.mu.Unlock()
 	// The first stretch starts the one helper of two threads; it then
-	// spins for a second, longer than the test takes to the next.
+	// spins for 200 ms, longer than the test takes to the next.
 	if started != 1 {
 		t.Errorf("%d helpers started for three stretches, want 1", started)
 	}
@@ -132,4 +132,45 @@ func threadsContext(threads int) context.Context {
 		return WithCrew(context.Background(), NewCrew(DefaultLinger))
 	}
 	return context.Background()
+}
+
+// TestCrewKeepsNothing checks that a finished stretch is not kept alive
+// by the crew: a helper's slot taken from the queue must not leave the
+// stretch, and the data its rows read, reachable.
+func TestCrewKeepsNothing(t *testing.T) {
+	// Long enough for the test, short enough not to hold a core
+	// through the tests after it.
+	c := NewCrew(200 * time.Millisecond)
+	ctx := WithCrew(context.Background(), c)
+	wait := func(int, int) error { time.Sleep(time.Millisecond); return nil }
+	if err := forRows(ctx, 4, 2, wait); err != nil { // starts the helper
+		t.Fatal(err)
+	}
+	freed := make(chan struct{})
+	func() {
+		big := make([]byte, 1<<20)
+		runtime.AddCleanup(&big[0], func(struct{}) { close(freed) }, struct{}{})
+		err := forRows(ctx, 4, 2, func(w, i int) error {
+			big[i]++
+			return wait(w, i)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}()
+	c.mu.Lock()
+	started := c.started
+	c.mu.Unlock()
+	if started != 1 {
+		t.Fatalf("%d helpers started, want 1: the second stretch did not go to the spinning helper", started)
+	}
+	for range 10 {
+		runtime.GC()
+		select {
+		case <-freed:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Error("the rows' data is still reachable after the stretch")
 }
