@@ -15,7 +15,9 @@ import (
 // first, whose row of pairs i ≤ j is the longest, so the work balances
 // without knowing its cost. Each entry is computed by exactly one call, so
 // the matrix does not depend on the number of threads. It checks ctx
-// between rows and returns its error.
+// between rows and returns its error. Where ctx carries a Crew, the
+// caller's goroutine and the crew's helpers are the workers; else it
+// spawns them.
 func forRows(ctx context.Context, n, threads int, fn func(worker, i int) error) error {
 	threads = max(1, min(threads, n))
 	if threads == 1 {

@@ -197,18 +197,18 @@ func gramFromVecsInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights 
 
 // gramAhead is a Gram matrix allocated, on more than one thread, by a
 // goroutine of its own, or a Crew's helper (see goWith), while the caller
-// computes the feature maps. The
-// runtime zeroes a large allocation on the allocating goroutine alone:
-// the 113 MB of U251's 3755 graphs took 7 ms of the graphlet kernel's
-// 35 ms on two threads, while its maps, whose patterns are numbered in
-// graph order, leave a core idle part of the time. The goroutine also
-// writes a word of every page, so that the kernel maps the pages there
-// rather than at the dot products' first writes: where the runtime had
-// handed the pages of the last matrix back (MADV_DONTNEED), as it does
-// between the Grams of a benchmark, the graphlet kernel on U251 took
-// 31–35 ms on two threads, with both faulting the pages in, against 52 ms
-// on one; with the pages faulted in ahead, 27–28 ms. On one thread the matrix is allocated when it
-// is asked for, so that the paper's timings use one core.
+// computes the feature maps. The runtime zeroes a large allocation on the
+// allocating goroutine alone: the 113 MB of U251's 3755 graphs took 7 ms of
+// the graphlet kernel's 35 ms on two threads, while its maps, whose patterns
+// are numbered in graph order, leave a core idle part of the time. The
+// goroutine also writes a word of every page, so that the kernel maps the
+// pages there rather than at the dot products' first writes: where the
+// runtime had handed the pages of the last matrix back (MADV_DONTNEED), as
+// it does between the Grams of a benchmark, the graphlet kernel on U251 took
+// 31–35 ms on two threads, with both faulting the pages in, against 52 ms on
+// one; with the pages faulted in ahead, 27–28 ms. On one thread the matrix
+// is allocated when it is asked for, so that the paper's timings use one
+// core.
 type gramAhead struct {
 	n     int
 	ready chan *mat.SymDense
