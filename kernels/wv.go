@@ -439,8 +439,14 @@ type ghStream struct {
 	d      []int // each graph's, set by the worker that sums it
 }
 
+// newGHStream returns the streaming weights of gs, or nil where they
+// cannot stream (see ghStreams).
 func newGHStream(gs []*graph.Graph) *ghStream {
-	return &ghStream{gs: gs, stride: ghStride(gs), d: make([]int, len(gs))}
+	stride := ghStride(gs)
+	if stride >= ghMaxStride {
+		return nil
+	}
+	return &ghStream{gs: gs, stride: stride, d: make([]int, len(gs))}
 }
 
 // ghStride returns the stride of ghStream's provisional ids: the most
@@ -456,7 +462,10 @@ func ghStride(gs []*graph.Graph) int {
 // ghStreams reports whether the explicit map of gs can stream the
 // matrices (ghStream): whether its provisional ids, below stride², fit the
 // 32 bits of a weight feature in a pair's key.
-func ghStreams(gs []*graph.Graph) bool { return ghStride(gs) < 1<<16 }
+func ghStreams(gs []*graph.Graph) bool { return ghStride(gs) < ghMaxStride }
+
+// ghMaxStride bounds ghStream's stride, so that stride² fits 32 bits.
+const ghMaxStride = 1 << 16
 
 // load computes the matrices of graph g into sc and returns them, numbered
 // by the stride.
@@ -626,11 +635,11 @@ func (k *GraphHopper) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*m
 	gs = graph.ScaleAttributes(gs)
 	threads := threadsOr(k.Threads)
 	if m == Explicit {
-		if ghStreams(gs) {
+		if stream := newGHStream(gs); stream != nil {
 			// The scaling, as below; the matrices are computed within
 			// the map.
 			rep.TPhi = time.Since(t)
-			K, err := gramWVExplicit(ctx, "gh", gs, newGHStream(gs), &k.Attr, threads, nil, rep)
+			K, err := gramWVExplicit(ctx, "gh", gs, stream, &k.Attr, threads, nil, rep)
 			return K, rep, err
 		}
 	}
