@@ -266,7 +266,7 @@ func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float6
 		products += float64(d) * float64(d+1) / 2
 	}
 	if mergeCheaper(float64(n), float64(nnz), products) {
-		return gramMergeInto(ctx, K, vecs, weights, threads, from)
+		return gramMergeInto(ctx, K, vecs, weights, len(df), threads, from)
 	}
 	return gramBlockedInto(ctx, K, vecs, weights, &postingScratch{pos: df}, gramBlockBytes, threads, from, nil)
 }
@@ -307,7 +307,7 @@ func mergeCheaper(n, nnz, products float64) bool {
 
 func gramMerge(ctx context.Context, vecs []Vec, weights []float64, threads int) (*mat.SymDense, error) {
 	K := mat.NewSymDense(len(vecs), nil)
-	if err := gramMergeInto(ctx, K, vecs, weights, threads, 0); err != nil {
+	if err := gramMergeInto(ctx, K, vecs, weights, idBound(vecs), threads, 0); err != nil {
 		return nil, err
 	}
 	return K, nil
@@ -317,11 +317,11 @@ func gramMerge(ctx context.Context, vecs []Vec, weights []float64, threads int) 
 // joins, a row at a time. Where the ids are below scatterMaxDim, row i
 // scatters φ_i, each value times its id's weight, into a dense array over
 // the ids, and then gathers each φ_j's products from it (see gatherDot);
-// otherwise it merges the pairs' sorted ids (see weightedDot).
-func gramMergeInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads, from int) error {
+// otherwise it merges the pairs' sorted ids (see weightedDot). dim is
+// idBound(vecs), which the caller has at hand.
+func gramMergeInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, dim, threads, from int) error {
 	n := len(vecs)
 	raw := K.RawSymmetric()
-	dim := idBound(vecs)
 	if dim > scatterMaxDim {
 		return gramJoinInto(ctx, K, vecs, weights, threads, from)
 	}
