@@ -68,7 +68,8 @@ func crewFrom(ctx context.Context) *Crew {
 }
 
 // A stretch is one parallel loop over rows, forRows's arguments and its
-// workers' shared state, or a single task of one row.
+// workers' shared state, or a single task of one row. forRows runs it on
+// a Crew's helpers or on goroutines of its own.
 type stretch struct {
 	ctx    context.Context
 	n      int
@@ -78,6 +79,20 @@ type stretch struct {
 	active atomic.Int32 // workers that may still take a row
 	errs   []error      // by worker
 	open   int          // slots left for helpers, under the Crew's lock
+}
+
+func newStretch(ctx context.Context, n, threads int, fn func(worker, i int) error) *stretch {
+	return &stretch{ctx: ctx, n: n, fn: fn, errs: make([]error, threads)}
+}
+
+// err returns the first worker's error, once all are done.
+func (s *stretch) err() error {
+	for _, err := range s.errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // work joins s as its next worker and takes rows until none are left.
@@ -105,7 +120,7 @@ func (s *stretch) work() {
 // run calls fn(worker, i) for every i in [0, n) on up to threads workers,
 // the caller's goroutine first among them.
 func (c *Crew) run(ctx context.Context, n, threads int, fn func(worker, i int) error) error {
-	s := &stretch{ctx: ctx, n: n, fn: fn, errs: make([]error, threads)}
+	s := newStretch(ctx, n, threads, fn)
 	c.offer(s, threads-1)
 	s.work()
 	// The helpers finish within a row of the caller. Blocking would let
@@ -115,18 +130,12 @@ func (c *Crew) run(ctx context.Context, n, threads int, fn func(worker, i int) e
 		runtime.Gosched()
 	}
 	c.withdraw(s)
-	for _, err := range s.errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.err()
 }
 
 // spawn runs task on a helper, as a go statement would.
 func (c *Crew) spawn(task func()) {
-	s := &stretch{ctx: context.Background(), n: 1, errs: make([]error, 1)}
-	s.fn = func(int, int) error { task(); return nil }
+	s := newStretch(context.Background(), 1, 1, func(int, int) error { task(); return nil })
 	c.offer(s, 1)
 }
 

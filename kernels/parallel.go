@@ -4,7 +4,6 @@ import (
 	"context"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -34,37 +33,13 @@ func forRows(ctx context.Context, n, threads int, fn func(worker, i int) error) 
 	if c := crewFrom(ctx); c != nil {
 		return c.run(ctx, n, threads, fn)
 	}
-	var next atomic.Int64
+	s := newStretch(ctx, n, threads, fn)
 	var wg sync.WaitGroup
-	errs := make([]error, threads)
-	for w := 0; w < threads; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					errs[w] = err
-					return
-				}
-				if err := fn(w, i); err != nil {
-					errs[w] = err
-					next.Store(int64(n)) // stop the others at their next row
-					return
-				}
-			}
-		}(w)
+	for range threads {
+		wg.Go(s.work)
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.err()
 }
 
 // threadsOr returns t, or 1 when t is 0; negative means every core.

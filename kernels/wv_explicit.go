@@ -89,17 +89,17 @@ func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx
 	return err
 }
 
-// wvVertexFeeder maps the vertices of the graphs in order for the workers
-// of wvSumParallel. Binned attributes are mapped by a goroutine of its own
-// (see goWith) that runs ahead of the workers: the binning of ENZYMES with P = 64 costs
-// as much as the sums (about 55 ms each, GI with h = 3). Other vertex
+// wvVertexFeeder maps the vertices of the graphs in order for the workers of
+// wvSumParallel. Binned attributes are mapped by a goroutine of its own (see
+// goWith) that runs ahead of the workers: the binning of ENZYMES with P = 64
+// costs as much as the sums (about 55 ms each, GI with h = 3). Other vertex
 // features, such as labels, cost a fraction of the sums, and a worker maps
 // them itself under a lock, those of the graphs up to its own not yet
 // mapped: on MUTAG the goroutine, with the workers waiting for it by
 // channels, took 0.1 ms of the 0.5 ms of the map on two threads in
-// goroutines parked and woken. Under the lock, the binning of ENZYMES
-// took GI's Gram matrix from 265 to 323 ms on two threads, in workers
-// parked while the other bins.
+// goroutines parked and woken. Under the lock, the binning of ENZYMES took
+// GI's Gram matrix from 265 to 323 ms on two threads, in workers parked
+// while the other bins.
 type wvVertexFeeder struct {
 	gs  []*graph.Graph
 	vx  *wvVertexMapper
