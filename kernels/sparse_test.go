@@ -330,15 +330,10 @@ func TestGramAhead(t *testing.T) {
 		{gramAheadMin, 2, true},
 		{gramAheadMin + 1, 3, true},
 	}
-	// The matrix comes ahead on a goroutine of its own or on a Crew's
-	// helper.
-	crewed := WithCrew(context.Background(), NewCrew(DefaultLinger))
+	// The matrix comes ahead on a goroutine of its own or, on two
+	// threads, on a Crew's helper (see threadsContext).
 	for _, tc := range tests {
-		ctx := context.Background()
-		if tc.threads == 2 {
-			ctx = crewed
-		}
-		a := newGramAhead(ctx, tc.n, tc.threads)
+		a := newGramAhead(threadsContext(tc.threads), tc.n, tc.threads)
 		if got := a.ready != nil; got != tc.ahead {
 			t.Errorf("n = %d, %d threads: ahead %v, want %v", tc.n, tc.threads, got, tc.ahead)
 		}
