@@ -18,6 +18,39 @@ const (
 	Uniform
 )
 
+// Parallel spreads the loops of a computation over goroutines, for the
+// functions that take one (RefineOn, RefineGraphsOn). The zero Parallel
+// runs them on the calling goroutine. The package starts no goroutines of
+// its own, so that the caller decides how its workers are kept (a pool, a
+// crew that stays awake between loops).
+type Parallel struct {
+	// Workers is the number of goroutines Run may call body on.
+	Workers int
+	// Run calls body(w, i) for every i in [0, n), once each, where w <
+	// Workers names the calling goroutine, so that two calls with the
+	// same w never overlap. It returns once no call is running: with
+	// nil when every i was done, else with an error that says why it
+	// stopped (a cancelled context's, say).
+	Run func(n int, body func(w, i int)) error
+}
+
+func (p Parallel) workers() int {
+	if p.Run == nil {
+		return 1
+	}
+	return max(1, p.Workers)
+}
+
+func (p Parallel) run(n int, body func(w, i int)) error {
+	if p.workers() == 1 {
+		for i := range n {
+			body(0, i)
+		}
+		return nil
+	}
+	return p.Run(n, body)
+}
+
 // Refine runs h iterations of Weisfeiler-Lehman refinement over all graphs at
 // once, with one shared injective colour map per iteration so that colours are
 // comparable across graphs. It returns colours[i][g][v] for i = 0..h:
@@ -39,13 +72,30 @@ const (
 // Every returned slice is freshly allocated; callers may modify them. Refine
 // panics if h is negative or start is not a known Start.
 func Refine(gs []*Graph, h int, start Start) [][][]int32 {
-	r := newRefiner(gs, h, start)
+	colours, _ := RefineOn(gs, h, start, Parallel{})
+	return colours
+}
+
+// RefineOn is Refine with the work of each iteration spread over par's
+// workers; the colours are the same for any number of them. It returns
+// Run's error if Run stops early.
+//
+// The signatures are computed, sorted, hashed and numbered in order of
+// first appearance within chunks of graphs in parallel; one sequential
+// pass then numbers each chunk's distinct signatures, chunk by chunk, in a
+// table over all, which gives every signature the colour a sequential scan
+// would; the next parallel loop renumbers each chunk's vertices first.
+func RefineOn(gs []*Graph, h int, start Start, par Parallel) ([][][]int32, error) {
+	r := newRefiner(gs, h, start, par)
 	colours := make([][][]int32, h+1)
 	colours[0] = r.startColours()
 	prevK := -1
 	for i := 1; i <= h; i++ {
 		colours[i] = r.alloc()
-		k := r.step(colours[i-1], colours[i])
+		k, err := r.step(colours[i-1], colours[i])
+		if err != nil {
+			return nil, err
+		}
 		// A refinement with as many classes as the partition it refines is
 		// that partition, and both are numbered by first appearance, so all
 		// later iterations reproduce these colours exactly; copying them
@@ -53,15 +103,12 @@ func Refine(gs []*Graph, h int, start Start) [][][]int32 {
 		if k == prevK {
 			for j := i + 1; j <= h; j++ {
 				colours[j] = r.alloc()
-				for g := range colours[j] {
-					copy(colours[j][g], colours[i][g])
-				}
 			}
-			break
+			return colours, r.finish(colours[i], colours[i+1:])
 		}
 		prevK = k
 	}
-	return colours
+	return colours, r.finish(colours[h], nil)
 }
 
 // RefineGraphs returns graphs sharing the structure of gs with the vertex
@@ -69,7 +116,14 @@ func Refine(gs []*Graph, h int, start Start) [][][]int32 {
 // Graph.WithLabels). For h = 0 and FromLabels the labels are copies of the
 // original ones.
 func RefineGraphs(gs []*Graph, h int, start Start) []*Graph {
-	r := newRefiner(gs, h, start)
+	out, _ := RefineGraphsOn(gs, h, start, Parallel{})
+	return out
+}
+
+// RefineGraphsOn is RefineGraphs with the work spread over par's workers
+// (see RefineOn).
+func RefineGraphsOn(gs []*Graph, h int, start Start, par Parallel) ([]*Graph, error) {
+	r := newRefiner(gs, h, start, par)
 	cur := r.startColours()
 	// Only two generations are alive at a time, so memory stays at two
 	// labellings however large h is.
@@ -79,48 +133,102 @@ func RefineGraphs(gs []*Graph, h int, start Start) []*Graph {
 		if spare == nil {
 			spare = r.alloc()
 		}
-		k := r.step(cur, spare)
+		k, err := r.step(cur, spare)
+		if err != nil {
+			return nil, err
+		}
 		cur, spare = spare, cur
 		if k == prevK {
 			break // stable: later iterations give the same colours (see Refine)
 		}
 		prevK = k
 	}
+	if err := r.finish(cur, nil); err != nil {
+		return nil, err
+	}
 	out := make([]*Graph, len(gs))
 	for i, g := range gs {
 		out[i] = g.WithLabels(cur[i])
 	}
-	return out
+	return out, nil
 }
 
-// refiner holds what the iterations of one refinement share: the graphs, the
-// signature table and a scratch signature, so that the inner loop does not
-// allocate once they have grown to size.
+// refiner holds what the iterations of one refinement share, so that the
+// inner loops do not allocate once their storage has grown to size.
 type refiner struct {
 	gs    []*Graph
 	start Start
 	total int // vertices over all graphs
-	tab   sigTable
+	words int // signature words over all graphs: vertices and arcs
+	par   Parallel
+
+	chunks  []wlChunk
+	workers []wlWorker
+	global  sigList // with several chunks
+	index   sigIndex
+	// pending says that the last step's colours are still the chunks'
+	// own numbers, which the next step or finish renumbers.
+	pending bool
+}
+
+// A wlChunk is a run of consecutive graphs whose signatures a worker
+// numbers by their first appearance in the chunk.
+type wlChunk struct {
+	g0, g1 int // the graphs gs[g0:g1]
+	n, w   int // their vertices and signature words
+	sigs   sigList
+	ids    []int32 // ids[e] is the colour of sigs' entry e, with several chunks
+}
+
+// wlWorker is a worker's scratch: a table for the chunk it numbers, and a
+// signature.
+type wlWorker struct {
+	index sigIndex
 	sig   []uint64
 }
 
-func newRefiner(gs []*Graph, h int, start Start) *refiner {
+// refineChunkVertices is the fewest vertices a chunk has when the work is
+// spread: fewer, and the parallel loops cost more than the numbering.
+const refineChunkVertices = 256
+
+func newRefiner(gs []*Graph, h int, start Start, par Parallel) *refiner {
 	if h < 0 {
 		panic(fmt.Sprintf("graph: Refine with negative number of iterations %d", h))
 	}
 	if start != FromLabels && start != Uniform {
 		panic(fmt.Sprintf("graph: Refine with unknown start %d", start))
 	}
-	r := &refiner{gs: gs, start: start}
-	adj := 0
+	r := &refiner{gs: gs, start: start, par: par}
 	for _, g := range gs {
 		r.total += g.N()
-		adj += len(g.Adj)
+		r.words += g.N() + len(g.Adj)
 	}
-	if h > 0 {
+	if h == 0 {
+		return r
+	}
+	// Eight chunks a worker balance the load; more would number more
+	// signatures twice, once in each chunk they appear in.
+	workers := min(par.workers(), r.total/refineChunkVertices)
+	if workers <= 1 {
+		r.chunks = []wlChunk{{g0: 0, g1: len(gs), n: r.total, w: r.words}}
+	} else {
+		target := max(refineChunkVertices, (r.total+8*workers-1)/(8*workers))
+		c := wlChunk{}
+		for i, g := range gs {
+			c.n += g.N()
+			c.w += g.N() + len(g.Adj)
+			if c.n >= target || i == len(gs)-1 {
+				c.g1 = i + 1
+				r.chunks = append(r.chunks, c)
+				c = wlChunk{g0: i + 1}
+			}
+		}
+	}
+	for i := range r.chunks {
 		// Every vertex contributes one signature of 1 + degree words.
-		r.tab.init(r.total, r.total+adj)
+		r.chunks[i].sigs.init(r.chunks[i].n, r.chunks[i].w, len(r.chunks) > 1)
 	}
+	r.workers = make([]wlWorker, par.workers())
 	return r
 }
 
@@ -149,11 +257,84 @@ func (r *refiner) startColours() [][]int32 {
 }
 
 // step writes the colours of one iteration computed from prev into next and
-// returns the number of colours.
-func (r *refiner) step(prev, next [][]int32) int {
-	r.tab.reset()
-	sig := r.sig
-	for gi, g := range r.gs {
+// returns the number of colours. With several chunks, next holds each
+// chunk's own numbers until the next step, or finish, renumbers it.
+func (r *refiner) step(prev, next [][]int32) (int, error) {
+	renumber := r.pending
+	err := r.par.run(len(r.chunks), func(w, c int) {
+		if renumber {
+			r.renumber(c, prev)
+		}
+		r.number(c, &r.workers[w], prev, next)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if len(r.chunks) == 1 {
+		return r.chunks[0].sigs.len(), nil
+	}
+	// Chunk by chunk, each in its own order of first appearance, is the
+	// order of first appearance over all graphs.
+	n, words := 0, 0
+	for _, c := range r.chunks {
+		n += c.sigs.len()
+		words += len(c.sigs.keys)
+	}
+	// Sized for this iteration's chunks: mostly far below the vertices.
+	if cap(r.global.bounds) < n+1 || cap(r.global.keys) < words {
+		r.global.init(n, words, false)
+	}
+	r.global.reset()
+	r.index.reset(n)
+	for i := range r.chunks {
+		c := &r.chunks[i]
+		c.ids = c.ids[:0]
+		for e := range c.sigs.len() {
+			c.ids = append(c.ids, r.index.intern(&r.global, c.sigs.at(e), c.sigs.hashes[e]))
+		}
+	}
+	r.pending = true
+	return r.global.len(), nil
+}
+
+// finish renumbers cols, the last step's colours, if they are the chunks'
+// own numbers, and copies them into each of copies.
+func (r *refiner) finish(cols [][]int32, copies [][][]int32) error {
+	if !r.pending && len(copies) == 0 {
+		return nil
+	}
+	return r.par.run(len(r.chunks), func(_, c int) {
+		if r.pending {
+			r.renumber(c, cols)
+		}
+		for _, dst := range copies {
+			for g := r.chunks[c].g0; g < r.chunks[c].g1; g++ {
+				copy(dst[g], cols[g])
+			}
+		}
+	})
+}
+
+// renumber replaces chunk c's own numbers in cols by the colours.
+func (r *refiner) renumber(c int, cols [][]int32) {
+	ids := r.chunks[c].ids
+	for g := r.chunks[c].g0; g < r.chunks[c].g1; g++ {
+		for v, x := range cols[g] {
+			cols[g][v] = ids[x]
+		}
+	}
+}
+
+// number computes the signatures of chunk c's vertices from prev and
+// writes their numbers in order of first appearance in the chunk to next,
+// in wk's table.
+func (r *refiner) number(c int, wk *wlWorker, prev, next [][]int32) {
+	ch := &r.chunks[c]
+	ch.sigs.reset()
+	wk.index.reset(ch.n)
+	sig := wk.sig
+	for gi := ch.g0; gi < ch.g1; gi++ {
+		g := r.gs[gi]
 		p, out := prev[gi], next[gi]
 		adj, el := g.Adj, g.EdgeLabels
 		for v := range out {
@@ -172,11 +353,10 @@ func (r *refiner) step(prev, next [][]int32) int {
 				}
 			}
 			sortUint64s(sig[1:])
-			out[v] = r.tab.intern(sig)
+			out[v] = wk.index.intern(&ch.sigs, sig, hashUint64s(sig))
 		}
 	}
-	r.sig = sig
-	return r.tab.len()
+	wk.sig = sig
 }
 
 // sortUint64s sorts s ascending. Neighbourhoods are mostly tiny, where
@@ -197,58 +377,82 @@ func sortUint64s(s []uint64) {
 	}
 }
 
-// sigTable interns signatures as dense ids 0, 1, ... in order of first
-// insertion. It is an open-addressing hash table over signatures kept in one
-// flat arena, with an exact comparison on every hash match, so it never
-// confuses two signatures and, sized up front, does not allocate at all.
-type sigTable struct {
-	// slots holds the high 32 bits of an entry's hash and its id + 1 in the
-	// low 32 bits, or 0 for an empty slot, so that most mismatches are
-	// rejected without touching the arena. len is a power of two.
-	slots  []uint64
-	bounds []int // entry e is keys[bounds[e]:bounds[e+1]]
+// sigList holds signatures in order of first insertion in one flat
+// arena, and their hashes if asked to.
+type sigList struct {
+	bounds []int // signature e is keys[bounds[e]:bounds[e+1]]
 	keys   []uint64
+	hashes []uint64
 }
 
-// init sizes the table for up to entries signatures of keys words in all,
-// the most one iteration can produce, so that interning never reallocates
-// and the table never needs to grow: it stays at most half full.
-func (t *sigTable) init(entries, keys int) {
+// init sizes l for up to entries signatures of words words in all, so that
+// adding them never reallocates, with their hashes if hashes is set.
+func (l *sigList) init(entries, words int, hashes bool) {
+	l.bounds = make([]int, 1, entries+1)
+	l.keys = make([]uint64, 0, words)
+	if hashes {
+		l.hashes = make([]uint64, 0, entries)
+	}
+}
+
+func (l *sigList) reset() {
+	l.bounds = l.bounds[:1]
+	l.keys = l.keys[:0]
+	if l.hashes != nil {
+		l.hashes = l.hashes[:0]
+	}
+}
+
+func (l *sigList) len() int { return len(l.bounds) - 1 }
+
+func (l *sigList) at(e int) []uint64 { return l.keys[l.bounds[e]:l.bounds[e+1]] }
+
+// sigIndex numbers the signatures of a sigList as dense ids 0, 1, ... in
+// order of first insertion. It is an open-addressing hash table with an
+// exact comparison on every hash match, so it never confuses two
+// signatures and, sized up front, does not grow.
+type sigIndex struct {
+	// slots holds the high 32 bits of an entry's hash and its id + 1 in the
+	// low 32 bits, or 0 for an empty slot, so that most mismatches are
+	// rejected without touching the signatures. len is a power of two.
+	slots []uint64
+}
+
+// reset empties t for up to entries signatures, keeping it at most half
+// full.
+func (t *sigIndex) reset(entries int) {
 	n := 64
 	for n < 2*entries {
 		n <<= 1
 	}
-	t.slots = make([]uint64, n)
-	t.bounds = make([]int, 1, entries+1)
-	t.keys = make([]uint64, 0, keys)
+	if cap(t.slots) < n {
+		t.slots = make([]uint64, n)
+	} else {
+		t.slots = t.slots[:n]
+		clear(t.slots)
+	}
 }
 
-func (t *sigTable) reset() {
-	clear(t.slots)
-	t.bounds = t.bounds[:1]
-	t.keys = t.keys[:0]
-}
-
-func (t *sigTable) len() int { return len(t.bounds) - 1 }
-
-func (t *sigTable) intern(sig []uint64) int32 {
-	h := hashUint64s(sig)
+// intern returns the id of sig, of hash h, in l, adding it if it is new.
+func (t *sigIndex) intern(l *sigList, sig []uint64, h uint64) int32 {
 	tag := h &^ (1<<32 - 1)
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
-			id := int32(t.len())
-			t.keys = append(t.keys, sig...)
-			t.bounds = append(t.bounds, len(t.keys))
+			id := int32(l.len())
+			l.keys = append(l.keys, sig...)
+			l.bounds = append(l.bounds, len(l.keys))
+			if l.hashes != nil {
+				l.hashes = append(l.hashes, h)
+			}
 			t.slots[i] = tag | uint64(id+1)
 			return id
 		}
 		if s&^(1<<32-1) != tag {
 			continue
 		}
-		e := int32(s) - 1
-		if slices.Equal(t.keys[t.bounds[e]:t.bounds[e+1]], sig) {
+		if e := int32(s) - 1; slices.Equal(l.at(int(e)), sig) {
 			return e
 		}
 	}

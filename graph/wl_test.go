@@ -1,11 +1,14 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -434,20 +437,26 @@ func BenchmarkRefine(b *testing.B) {
 	}
 }
 
-// BenchmarkRefineTU times h=3 refinement on the real ENZYMES and NCI1 when
-// LoadDataset finds them (set GKBENCH_DATA), since the synthetic shapes above
-// only approximate their label and degree distributions.
+// BenchmarkRefineTU times h=3 refinement on the real MUTAG, ENZYMES and
+// NCI1 when LoadDataset finds them (set GKBENCH_DATA), since the synthetic
+// shapes above only approximate their label and degree distributions: on
+// one goroutine, and spread over two (goroutines spawned for each loop,
+// where the kernels keep theirs awake between loops).
 func BenchmarkRefineTU(b *testing.B) {
-	for _, name := range []string{"ENZYMES", "NCI1"} {
-		b.Run(name, func(b *testing.B) {
-			ds, err := LoadDataset(name)
-			if err != nil {
-				b.Skip(err)
-			}
-			for b.Loop() {
-				Refine(ds.Graphs, 3, FromLabels)
-			}
-		})
+	for _, name := range []string{"MUTAG", "ENZYMES", "NCI1"} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
+				ds, err := LoadDataset(name)
+				if err != nil {
+					b.Skip(err)
+				}
+				for b.Loop() {
+					if _, err := RefineOn(ds.Graphs, 3, FromLabels, goParallel(workers)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -477,5 +486,102 @@ func TestRefineTUMatchesReference(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// goParallel is a Parallel of workers goroutines that take the rows in
+// turn, as a caller's pool would.
+func goParallel(workers int) Parallel {
+	return Parallel{Workers: workers, Run: func(n int, body func(w, i int)) error {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+					body(w, i)
+				}
+			})
+		}
+		wg.Wait()
+		return nil
+	}}
+}
+
+// reversed is a Parallel of workers that runs the rows last first, on the
+// calling goroutine, naming the workers in turn: the colours must not
+// depend on the order the chunks are numbered in.
+func reversed(workers int) Parallel {
+	return Parallel{Workers: workers, Run: func(n int, body func(w, i int)) error {
+		for i := n - 1; i >= 0; i-- {
+			body(i%workers, i)
+		}
+		return nil
+	}}
+}
+
+// TestRefineOn checks that spreading the work gives Refine's colours, and
+// RefineGraphs's labels, for several workers and orders of the chunks, on
+// random graphs big enough for several chunks and on MUTAG and ENZYMES
+// when LoadDataset finds them (set GKBENCH_DATA).
+func TestRefineOn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	sets := map[string][]*Graph{
+		// 8000 vertices: 2 to 16 chunks of 250 to 1000 vertices.
+		"random uniform edges":  randomGraphs(rng, 400, 20, 6, 3, 1),
+		"random labelled edges": randomGraphs(rng, 200, 40, 10, 2, 3),
+		// One chunk: fewer vertices than two chunks' worth.
+		"small": randomGraphs(rng, 10, 20, 6, 3, 1),
+	}
+	for _, name := range []string{"MUTAG", "ENZYMES"} {
+		if ds, err := LoadDataset(name); err == nil {
+			sets[name] = ds.Graphs
+		}
+	}
+	pars := map[string]Parallel{
+		"2 goroutines": goParallel(2),
+		"3 goroutines": goParallel(3),
+		"reversed 2":   reversed(2),
+		"reversed 4":   reversed(4),
+	}
+	for name, gs := range sets {
+		for _, start := range []Start{FromLabels, Uniform} {
+			for _, h := range []int{0, 1, 3, 8} {
+				want := Refine(gs, h, start)
+				for pn, par := range pars {
+					got, err := RefineOn(gs, h, start, par)
+					if err != nil {
+						t.Fatalf("%s start %d h %d %s: %v", name, start, h, pn, err)
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s start %d h %d %s: colours differ from Refine", name, start, h, pn)
+					}
+					rg, err := RefineGraphsOn(gs, h, start, par)
+					if err != nil {
+						t.Fatalf("%s start %d h %d %s: %v", name, start, h, pn, err)
+					}
+					for i, g := range rg {
+						if !slices.Equal(g.Labels, want[h][i]) {
+							t.Fatalf("%s start %d h %d %s: graph %d labels %v, want %v", name, start, h, pn, i, g.Labels, want[h][i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRefineOnStops checks that an error of Run's is returned.
+func TestRefineOnStops(t *testing.T) {
+	gs := randomGraphs(rand.New(rand.NewPCG(17, 18)), 200, 20, 6, 3, 1)
+	stop := errors.New("stopped")
+	par := Parallel{Workers: 2, Run: func(n int, body func(w, i int)) error {
+		body(0, 0)
+		return stop
+	}}
+	if _, err := RefineOn(gs, 3, FromLabels, par); !errors.Is(err, stop) {
+		t.Errorf("RefineOn: error %v, want %v", err, stop)
+	}
+	if _, err := RefineGraphsOn(gs, 3, FromLabels, par); !errors.Is(err, stop) {
+		t.Errorf("RefineGraphsOn: error %v, want %v", err, stop)
 	}
 }

@@ -97,7 +97,7 @@ func GramAuto(ctx context.Context, k Kernel, gs []*graph.Graph, opt AdviseOption
 	}
 	if p, ok := k.(preparer); ok {
 		t := time.Now()
-		pgs, pk, err := p.prepare(gs)
+		pgs, pk, err := p.prepare(ctx, gs)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -133,7 +133,7 @@ func GramAuto(ctx context.Context, k Kernel, gs []*graph.Graph, opt AdviseOption
 // computes the same matrix on them without doing it again, or k itself
 // where there is nothing to do.
 type preparer interface {
-	prepare(gs []*graph.Graph) ([]*graph.Graph, Kernel, error)
+	prepare(ctx context.Context, gs []*graph.Graph) ([]*graph.Graph, Kernel, error)
 }
 
 // Calibrator is implemented by advisors whose cost models have per-machine
@@ -362,7 +362,10 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	var prep time.Duration
 	if k.WL > 0 {
 		t := time.Now()
-		gs = graph.RefineGraphs(gs, k.WL, graph.FromLabels)
+		var err error
+		if gs, err = graph.RefineGraphsOn(gs, k.WL, graph.FromLabels, graphParallel(ctx, threadsOr(k.Threads))); err != nil {
+			return nil, err
+		}
 		prep = time.Since(t)
 	}
 	start := time.Now()

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gkbench/gkbench/graph"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -40,6 +41,18 @@ func forRows(ctx context.Context, n, threads int, fn func(worker, i int) error) 
 	}
 	wg.Wait()
 	return s.err()
+}
+
+// graphParallel returns a graph.Parallel that runs the graph package's
+// loops, such as WL refinement's, by forRows on up to threads goroutines:
+// on ctx's Crew if it has one.
+func graphParallel(ctx context.Context, threads int) graph.Parallel {
+	return graph.Parallel{Workers: threads, Run: func(n int, body func(w, i int)) error {
+		return forRows(ctx, n, threads, func(w, i int) error {
+			body(w, i)
+			return nil
+		})
+	}}
 }
 
 // threadsOr returns t, or 1 when t is 0; negative means every core.

@@ -129,7 +129,7 @@ func (k *Walk) lambda(i int) float64 {
 
 // prepare implements preparer: the label refinement, and the kernel
 // without it.
-func (k *Walk) prepare(gs []*graph.Graph) ([]*graph.Graph, Kernel, error) {
+func (k *Walk) prepare(ctx context.Context, gs []*graph.Graph) ([]*graph.Graph, Kernel, error) {
 	if err := k.validate(); err != nil {
 		return nil, nil, err
 	}
@@ -138,7 +138,11 @@ func (k *Walk) prepare(gs []*graph.Graph) ([]*graph.Graph, Kernel, error) {
 	}
 	plain := *k
 	plain.WL = 0
-	return graph.RefineGraphs(gs, k.WL, graph.FromLabels), &plain, nil
+	gs, err := graph.RefineGraphsOn(gs, k.WL, graph.FromLabels, graphParallel(ctx, threadsOr(k.Threads)))
+	if err != nil {
+		return nil, nil, err
+	}
+	return gs, &plain, nil
 }
 
 // Gram implements Kernel.
@@ -149,7 +153,10 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 	rep := &Report{Method: m}
 	if k.WL > 0 {
 		t := time.Now()
-		gs = graph.RefineGraphs(gs, k.WL, graph.FromLabels)
+		var err error
+		if gs, err = graph.RefineGraphsOn(gs, k.WL, graph.FromLabels, graphParallel(ctx, threadsOr(k.Threads))); err != nil {
+			return nil, nil, err
+		}
 		rep.TPrep = time.Since(t)
 	}
 	n := len(gs)

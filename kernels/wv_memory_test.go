@@ -45,6 +45,9 @@ func TestWVEstimateBytes(t *testing.T) {
 		{"gi/P=16", &GraphInvariant{H: 3, Attr: hat(16)}, 4},
 		{"gi/P=64", &GraphInvariant{H: 3, Attr: hat(64)}, 4},
 		{"gi/dirac", &GraphInvariant{H: 3, Attr: AttrKernel{Kind: "dirac"}}, 4},
+		// Two threads refine in chunks (graph.RefineOn), which keep
+		// more besides, and map and multiply in parallel.
+		{"gi/dirac/threads=2", &GraphInvariant{H: 3, Attr: AttrKernel{Kind: "dirac"}, Threads: 2}, 4},
 		{"gh/P=1", &GraphHopper{Attr: hat(1)}, 5},
 		{"gh/P=4", &GraphHopper{Attr: hat(4)}, 8},
 		{"gh/P=64", &GraphHopper{Attr: hat(64)}, 8},
