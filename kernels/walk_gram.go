@@ -57,6 +57,9 @@ func overlapCheck(n int) int { return min(n, max(8, n/16)) }
 // overlapGram holds the state the mapper shares with the column workers.
 type overlapGram struct {
 	vecs []Vec
+	// tops[i] is idBound(vecs[:i+1]), kept as the vectors are published
+	// rather than counted again for every column.
+	tops []int
 	K    *mat.SymDense
 
 	mu   sync.Mutex
@@ -180,7 +183,7 @@ func (o *overlapGram) work(ctx context.Context, done func() bool) {
 func (o *overlapGram) column(j int, w []float64, dense []float64, between func()) []float64 {
 	raw := o.K.RawSymmetric()
 	vj := o.vecs[j]
-	top := idBound(o.vecs[:j+1])
+	top := o.tops[j]
 	if top > scatterMaxDim {
 		for i := 0; i <= j; i++ {
 			raw.Data[i*raw.Stride+j] = weightedDot(o.vecs[i], vj, w)
@@ -246,11 +249,20 @@ func (o *overlapGram) fail(err error) {
 // the column workers.
 func (o *overlapGram) publish(i int, v Vec, weights []float64) {
 	o.mu.Lock()
-	o.vecs[i] = v
-	o.mapped = i + 1
+	o.add(i, v)
 	o.weights = weights
 	o.cond.Broadcast()
 	o.mu.Unlock()
+}
+
+// add sets graph i's vector, the next in order, under o.mu.
+func (o *overlapGram) add(i int, v Vec) {
+	o.vecs[i] = v
+	o.tops[i] = idBound(o.vecs[i : i+1])
+	if i > 0 {
+		o.tops[i] = max(o.tops[i], o.tops[i-1])
+	}
+	o.mapped = i + 1
 }
 
 // halt stops the column workers after their current column and returns
@@ -300,7 +312,7 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 		return nil, err
 	}
 	K := mat.NewSymDense(n, nil)
-	o := &overlapGram{vecs: make([]Vec, n), K: K}
+	o := &overlapGram{vecs: make([]Vec, n), tops: make([]int, n), K: K}
 	o.cond = sync.NewCond(&o.mu)
 	var wg sync.WaitGroup
 	for range threads - 1 {

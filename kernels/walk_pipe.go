@@ -219,8 +219,7 @@ func (o *overlapGram) lastRound(ctx context.Context, h handoff) {
 			o.err = err
 		}
 	} else {
-		o.vecs[h.i] = v
-		o.mapped = h.i + 1
+		o.add(h.i, v)
 		o.lastTime += d
 		o.lastSeqs = m.size()
 	}
