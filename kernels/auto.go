@@ -425,8 +425,12 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	// run against the implicit 0.14 s; without, they map eight graphs and
 	// predict 0.1 s.
 	var asideTook time.Duration // the maps of a probe set aside
+	// priced converts this machine's time to the model's (see speed).
+	priced := func(d time.Duration) time.Duration {
+		return time.Duration(float64(d) / ep.speed())
+	}
 	left := func(pred float64) time.Duration {
-		return time.Duration(probeShare*pred*1e9) - (ip.took + ep.took + asideTook)
+		return time.Duration(probeShare*pred*1e9) - priced(ip.took+ep.took+asideTook)
 	}
 	// The first maps may take a graph's share of the implicit time even
 	// where that is more than is left of the probes' budget: a map that
@@ -532,7 +536,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		}
 		// The implicit probe grows within the faster prediction's
 		// budget alone: its sample is the larger and the more certain.
-		if next := ip.nextCost(); next > 0 && 2*next < left(fast) {
+		if next := ip.nextCost(); next > 0 && 2*priced(next) < left(fast) {
 			if err := ip.grow(ctx, 2*ip.size()); err != nil {
 				return nil, err
 			}
@@ -908,8 +912,12 @@ type explicitProbe struct {
 	nnz  int64
 	df   []int32
 	vecs []Vec
-	// took is the time of the maps and of computeProxies.
-	took time.Duration
+	// took is the time of the maps and of computeProxies; laterTook and
+	// laterWork are the time and the priced work of the maps after the
+	// first (see speed).
+	took      time.Duration
+	laterTook time.Duration
+	laterWork float64
 	// merged caches the merge joins' counts over the sample's pairs for
 	// m graphs.
 	merged struct {
@@ -1038,7 +1046,7 @@ func (p *explicitProbe) grow(ctx context.Context, m int, budget float64) error {
 	t := time.Now()
 	defer func() { p.took += time.Since(t) }()
 	for ; p.m < m; p.m++ {
-		before := p.work
+		before, began, priced := p.work, time.Now(), lim.last
 		v, err := p.b.graphVector(lim, p.gs[p.sample.at(p.m)])
 		if err != nil {
 			if !errors.Is(err, errWorkBudget) {
@@ -1054,6 +1062,10 @@ func (p *explicitProbe) grow(ctx context.Context, m int, budget float64) error {
 		p.nnz += int64(v.Len())
 		p.vecs = append(p.vecs, v)
 		lim.last, lim.delta = p.workSeconds(lim.extend), 0 // the next graph starts small
+		if p.m > 0 {
+			p.laterTook += time.Since(began)
+			p.laterWork += lim.last - priced
+		}
 		for _, id := range v.IDs {
 			if int(id) >= len(p.df) {
 				p.df = append(p.df, make([]int32, int(id)+1-len(p.df)+len(p.df)/2)...)
@@ -1063,6 +1075,28 @@ func (p *explicitProbe) grow(ctx context.Context, m int, budget float64) error {
 	}
 	return nil
 }
+
+// speed returns the seconds this machine takes for a second of work as
+// the model prices it, measured on the maps after the first, which pays
+// the mapper's start-up (see nextCost): 1 until they priced minSpeedWork,
+// and within [1/maxSpeed, maxSpeed]. The probes' budget is a share of
+// predictions in the model's seconds, while their time is this machine's;
+// without calibration, a machine slower than the defaults' spent its
+// budget on fewer maps than were due. On a 2-core VM the maps after the
+// first measured 1.9–2.3 here, and 3.6 on the set-aside probes of 100
+// graphs of p_V 0.1 at length 9. A lone first map cannot tell: where the
+// budget affords no second one, it stays 1.
+func (p *explicitProbe) speed() float64 {
+	if p.laterWork < minSpeedWork {
+		return 1
+	}
+	return min(max(p.laterTook.Seconds()/p.laterWork, 1/maxSpeed), maxSpeed)
+}
+
+const (
+	minSpeedWork = 50e-6 // seconds, as priced
+	maxSpeed     = 4.0
+)
 
 // setAside returns a probe of the graphs other than the first sample
 // graph, whose map was cut, with its first graph mapped within budget

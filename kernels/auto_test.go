@@ -221,6 +221,56 @@ func TestExplicitProbeSetAside(t *testing.T) {
 	}
 }
 
+// TestExplicitProbeSpeed checks the machine's speed that the probes'
+// budget converts their time by: measured on the maps after the first,
+// whose priced work it must count exactly, and clamped.
+func TestExplicitProbeSpeed(t *testing.T) {
+	ds, err := synth.Walk(synth.WalkConfig{PV: 0.3}, 40, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &Walk{Length: 5}
+	ep, err := newExplicitProbe(k, ds.Graphs, newGraphSample(newTestRand(), len(ds.Graphs)), newWalkModel(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ep.grow(context.Background(), 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	first := ep.workSeconds(ep.extend())
+	if ep.laterWork != 0 || ep.laterTook != 0 || ep.speed() != 1 {
+		t.Errorf("one map: later work %g s in %v, speed %g; want none, 1", ep.laterWork, ep.laterTook, ep.speed())
+	}
+	if err := ep.grow(context.Background(), 8, 1); err != nil {
+		t.Fatal(err)
+	}
+	if ep.m != 8 {
+		t.Fatalf("%d graphs mapped, want 8", ep.m)
+	}
+	if all := ep.workSeconds(ep.extend()); math.Abs(ep.laterWork-(all-first)) > 1e-9*all {
+		t.Errorf("later maps priced at %g s, want all %g s less the first's %g s", ep.laterWork, all, first)
+	}
+	if ep.laterTook <= 0 {
+		t.Errorf("later maps took %v", ep.laterTook)
+	}
+	// The clamp and the minimum of priced work, by hand.
+	for _, c := range []struct {
+		took time.Duration
+		work float64
+		want float64
+	}{
+		{time.Millisecond, minSpeedWork / 2, 1}, // too little work to tell
+		{2 * time.Millisecond, 1e-3, 2},
+		{100 * time.Millisecond, 1e-3, maxSpeed},
+		{10 * time.Microsecond, 1e-3, 1 / maxSpeed},
+	} {
+		ep.laterTook, ep.laterWork = c.took, c.work
+		if got := ep.speed(); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%v for %g s priced: speed %g, want %g", c.took, c.work, got, c.want)
+		}
+	}
+}
+
 // TestImplicitProbeCountsExact checks the counted product sizes against the
 // product graphs the implicit method builds: once the probe has taken
 // every graph, its sums over all pairs i ≤ j must equal the report's
