@@ -102,6 +102,8 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 		{"walk-l4-wl1", "U251", 300, 0, &Walk{Length: 4, WL: 1}},
 		{"walk-l10", "NCI1", 400, 0, &Walk{Length: 10}},
 		{"walk-l8", "NCI1", 0, 0, &Walk{Length: 8}},
+		{"sp", "NCI1", 0, 0, &ShortestPath{}},
+		{"sp-threads2", "NCI1", 0, 0, &ShortestPath{Threads: 2}},
 		{"sp-hat", "ENZYMES", 150, 20, &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 4, Seed: 1}}},
 		{"sp-hat", "ENZYMES", 0, 20, &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 4, Seed: 1}}},
 	}
