@@ -388,19 +388,24 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 			bound, bounded = explicitBound(&seq, gs, model, &census)
 		}
 	}
-	boundAdvice := func(impl estimate) *Advice {
-		return &Advice{
-			Explicit: Prediction{Explicit, bound.seconds, bound.why},
+	advice := func(expl, impl estimate, hedge bool) *Advice {
+		a := &Advice{
+			Explicit: Prediction{Explicit, expl.seconds, expl.why},
 			Implicit: Prediction{Implicit, impl.seconds, impl.why},
 			Choice:   Explicit,
 			Probe:    time.Since(start),
 			Prep:     prep,
-			Terms:    map[Method][]CostTerm{Explicit: bound.terms, Implicit: impl.terms},
+			Terms:    map[Method][]CostTerm{Explicit: expl.terms, Implicit: impl.terms},
+			Hedge:    hedge,
 		}
+		if impl.seconds < expl.seconds {
+			a.Choice = Implicit
+		}
+		return a
 	}
 	if bounded {
 		if least := census.implicitBound(model, n, k.Length); decisive*bound.seconds <= least.seconds {
-			return boundAdvice(least), nil
+			return advice(bound, least, false), nil
 		}
 	}
 	ip := newImplicitProbe(&seq, gs, sample, r)
@@ -409,7 +414,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	}
 	impl := ip.predict(model)
 	if bounded && decisive*bound.seconds <= impl.seconds {
-		return boundAdvice(impl), nil
+		return advice(bound, impl, false), nil
 	}
 	ep, err := newExplicitProbe(&seq, gs, sample, model)
 	if err != nil {
@@ -547,21 +552,8 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		}
 		impl, expl = ip.predict(model), predictExplicit()
 	}
-	a := &Advice{
-		Explicit: Prediction{Explicit, expl.seconds, expl.why},
-		Implicit: Prediction{Implicit, impl.seconds, impl.why},
-		Probe:    time.Since(start),
-		Prep:     prep,
-		Terms:    map[Method][]CostTerm{Explicit: expl.terms, Implicit: impl.terms},
-		// Fewer maps than decideMaps err by 2–3 times either way (see
-		// hedge).
-		Hedge: ep.cut || ep.m < min(decideMaps, n),
-	}
-	a.Choice = Explicit
-	if impl.seconds < expl.seconds {
-		a.Choice = Implicit
-	}
-	return a, nil
+	// Fewer maps than decideMaps err by 2–3 times either way (see hedge).
+	return advice(expl, impl, ep.cut || ep.m < min(decideMaps, n)), nil
 }
 
 // graphSample draws graphs without replacement, on demand: its first m
