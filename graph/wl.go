@@ -224,10 +224,6 @@ func newRefiner(gs []*Graph, h int, start Start, par Parallel) *refiner {
 			}
 		}
 	}
-	for i := range r.chunks {
-		// Every vertex contributes one signature of 1 + degree words.
-		r.chunks[i].sigs.init(r.chunks[i].n, r.chunks[i].w, len(r.chunks) > 1)
-	}
 	r.workers = make([]wlWorker, par.workers())
 	return r
 }
@@ -330,6 +326,12 @@ func (r *refiner) renumber(c int, cols [][]int32) {
 // in wk's table.
 func (r *refiner) number(c int, wk *wlWorker, prev, next [][]int32) {
 	ch := &r.chunks[c]
+	if ch.sigs.bounds == nil {
+		// Every vertex contributes one signature of 1 + degree words.
+		// Allocated here, by the workers, rather than all of them
+		// before the first loop on one thread.
+		ch.sigs.init(ch.n, ch.w, len(r.chunks) > 1)
+	}
 	ch.sigs.reset()
 	wk.index.reset(ch.n)
 	sig := wk.sig
