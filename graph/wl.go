@@ -206,12 +206,12 @@ func newRefiner(gs []*Graph, h int, start Start, par Parallel) *refiner {
 	if h == 0 {
 		return r
 	}
-	// Eight chunks a worker balance the load; more would number more
-	// signatures twice, once in each chunk they appear in.
 	workers := min(par.workers(), r.total/refineChunkVertices)
 	if workers <= 1 {
 		r.chunks = []wlChunk{{g0: 0, g1: len(gs), n: r.total, w: r.words}}
 	} else {
+		// Eight chunks a worker balance the load; more would number
+		// more signatures twice, once in each chunk they appear in.
 		target := max(refineChunkVertices, (r.total+8*workers-1)/(8*workers))
 		c := wlChunk{}
 		for i, g := range gs {

@@ -363,7 +363,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	if k.WL > 0 {
 		t := time.Now()
 		var err error
-		if gs, err = graph.RefineGraphsOn(gs, k.WL, graph.FromLabels, graphParallel(ctx, threadsOr(k.Threads))); err != nil {
+		if gs, err = k.refineLabels(ctx, gs); err != nil {
 			return nil, err
 		}
 		prep = time.Since(t)

@@ -138,11 +138,17 @@ func (k *Walk) prepare(ctx context.Context, gs []*graph.Graph) ([]*graph.Graph, 
 	}
 	plain := *k
 	plain.WL = 0
-	gs, err := graph.RefineGraphsOn(gs, k.WL, graph.FromLabels, graphParallel(ctx, threadsOr(k.Threads)))
+	gs, err := k.refineLabels(ctx, gs)
 	if err != nil {
 		return nil, nil, err
 	}
 	return gs, &plain, nil
+}
+
+// refineLabels replaces the labels of gs by their colours after k.WL
+// iterations of WL refinement, on the kernel's threads.
+func (k *Walk) refineLabels(ctx context.Context, gs []*graph.Graph) ([]*graph.Graph, error) {
+	return graph.RefineGraphsOn(gs, k.WL, graph.FromLabels, graphParallel(ctx, threadsOr(k.Threads)))
 }
 
 // Gram implements Kernel.
@@ -154,7 +160,7 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 	if k.WL > 0 {
 		t := time.Now()
 		var err error
-		if gs, err = graph.RefineGraphsOn(gs, k.WL, graph.FromLabels, graphParallel(ctx, threadsOr(k.Threads))); err != nil {
+		if gs, err = k.refineLabels(ctx, gs); err != nil {
 			return nil, nil, err
 		}
 		rep.TPrep = time.Since(t)
