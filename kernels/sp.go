@@ -258,10 +258,10 @@ type spLocal struct {
 // stands for the labels, below 2^24, whose Dirac features each worker
 // makes as it needs them. Then, in parallel, each graph's distances and
 // triples are counted into a vector of its own, keyed by the packed key
-// a<<40 | b<<16 | d of the label path; that is the expensive part. Last,
-// the keys are numbered by one interner in graph order and first-met
-// order, which gives every triple the id the sequential map gives it,
-// while its sum is made of the same additions in the same order. ok is
+// a<<40 | b<<16 | d of the label path; that is the expensive part. Each
+// worker numbers the keys of its graphs itself, and mapFirstMet gives
+// every triple the id the sequential map gives it, while its sum is made
+// of the same additions in the same order. ok is
 // false, and vm has numbered the vertex features of gs, when a feature id
 // does not fit in the 24 bits of a packed key.
 func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, threads int) (vecs []Vec, ok bool, err error) {
@@ -286,24 +286,14 @@ func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, thr
 			v0 += g.N()
 		}
 	}
-	scratch := make([]spScratch, threads)
-	vecs = make([]Vec, len(gs))
-	ids := make(map[uint64]uint32)
-	var acc accumulator
-	// Whichever worker completes the next graph in order numbers its
-	// keys, while the others go on counting: numbered a chunk of graphs at
-	// a time, on one thread at the end of each chunk while the others
-	// waited, MUTAG's 4 ms ran 1.5× faster on two threads. At most a
-	// window of graphs waits for its numbering, so that their local
-	// vectors do not pile up behind a heavy graph.
-	window := spChunk * threads
-	locals := make([]spLocal, min(window, len(gs)))
-	seq := newInOrder(len(gs))
-	err = forRows(ctx, len(gs), threads, func(w, i int) error {
-		if err := seq.admit(ctx, i, window); err != nil {
-			return err
-		}
-		sc := &scratch[w]
+	type worker struct {
+		sc  spScratch
+		met firstMet[key64]
+		_   [64]byte // the workers' scratch, side by side
+	}
+	ws := make([]worker, threads)
+	vecs, _, _, err = mapFirstMet(ctx, len(gs), threads, func(w, i int) (Vec, error) {
+		sc, met := &ws[w].sc, &ws[w].met
 		f := &sc.labels
 		if feats == nil {
 			f.f, f.off = f.f[:0], f.off[:0]
@@ -311,31 +301,20 @@ func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, thr
 		} else {
 			f = &feats[i]
 		}
-		locals[i%window] = sc.vector(gs[i], f)
-		seq.done(i, func(j int) {
-			l := &locals[j%window]
-			for s, key := range l.keys {
-				id, ok := ids[key]
-				if !ok {
-					id = uint32(len(ids))
-					ids[key] = id
-				}
-				acc.add(id, l.vals[s])
-			}
-			vecs[j].IDs, vecs[j].Vals = acc.flush(nil, nil)
-			*l = spLocal{}
-		})
-		return nil
+		l := sc.vector(gs[i], f)
+		v := Vec{IDs: make([]uint32, len(l.keys)), Vals: slices.Clone(l.vals)}
+		for s, key := range l.keys {
+			v.IDs[s] = met.intern(key64(key), i, s)
+		}
+		return v, nil
+	}, func(w int) ([]key64, []uint64) {
+		return ws[w].met.ids.keys, ws[w].met.first
 	})
 	if err != nil {
 		return nil, true, err
 	}
 	return vecs, true, nil
 }
-
-// spChunk is the number of graphs per thread that may wait for their
-// numbering in spParallelVectors.
-const spChunk = 16
 
 // spFeatures holds vertex features: those of vertex u of a graph are
 // f[off[u]:off[u+1]].
@@ -373,10 +352,8 @@ type spScratch struct {
 const spDenseSlots = 1 << 18
 
 // vector counts the triples of g, whose vertices have the features fs,
-// into a vector of keys in first-met order. It returns a copy of its
-// size, since the vector waits for its ids while the worker counts other
-// graphs, and copies make a fraction of the garbage that growing each
-// graph's vector would.
+// into a vector of keys in first-met order, which stays valid until the
+// next call.
 //
 // A key's position is looked up in a table indexed by the graph's own
 // numbering of its features, (a·L + b)·D + d for L features and distances
@@ -484,7 +461,7 @@ func (sc *spScratch) vector(g *graph.Graph, fs *spFeatures) spLocal {
 		table[t] = -1
 	}
 	sc.spLocal, sc.used = l, used
-	return spLocal{slices.Clone(l.keys), slices.Clone(l.vals)}
+	return l
 }
 
 // oneEach reports whether off, the offsets of vertices' features, gives
@@ -855,19 +832,33 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64
 	nnz := smp.total(nnzs, pairs)
 	dim := smp.features(vecs, pairs)
 
+	// sequentialVectors's map and accumulator, or, for more than one
+	// graph, the packed map's numbering (see mapFirstMet): each worker
+	// that meets a feature interns it, notes where, and maps it to its
+	// number, and the numbering takes the union of the workers' features
+	// in an interner, their earliest meeting and order, and the numbered
+	// interner.
+	threads := float64(threadsOr(k.Threads))
 	perFeat := mapBytes192 + accBytes
-	labels := k.labelKeys(gs)
-	if labels {
-		perFeat = mapBytes64 + accBytes
+	if n > 1 {
+		packed := threads*(internBytes+8+4) + 2*internBytes + 8 + 4 + 4
+		if k.labelKeys(gs) {
+			perFeat = packed
+		} else {
+			perFeat = max(perFeat, packed)
+		}
 	}
 	// One graph's distances are live at a time, per thread; the packed
-	// map (see FeatureVectors), taken for more than one graph, keeps
-	// also a window of graphs' vectors before numbering their keys, as
-	// a key and a value per non-zero.
-	threads := float64(threadsOr(k.Threads))
+	// map keeps, per thread, a graph's vector in its scratch as a key and
+	// a value per non-zero, a copy of the values, and the renumbering's
+	// order and values.
+	var maxNNZ float64
+	for _, x := range nnzs {
+		maxNNZ = max(maxNNZ, x)
+	}
 	transient := 4 * largest * largest * threads
 	if n > 1 {
-		transient += 16 * min(spChunk*threads, float64(n)) * nnz / float64(n)
+		transient += (16 + 8 + 16) * threads * maxNNZ
 	}
 	vb := nonzeroBytes*nnz + vecBytes*float64(n)
 	phi := vb + perFeat*dim + transient

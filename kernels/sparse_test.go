@@ -351,3 +351,105 @@ func TestGramAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberFirstMet checks the numbering of keys met by several workers
+// against a hand count: worker 0 met b in item 1 at rank 0, then a at
+// rank 1; worker 1 met a in item 0 at rank 2, then c in item 2. A
+// sequential map meets a first (item 0), then b (item 1), then c, so
+// they are 0, 1 and 2, whatever order the workers list them in.
+func TestNumberFirstMet(t *testing.T) {
+	at := func(item, rank int) uint64 { return uint64(item)<<32 | uint64(rank) }
+	keys := [][]key64{{'b', 'a'}, {'a', 'c'}}
+	first := [][]uint64{{at(1, 0), at(1, 1)}, {at(0, 2), at(2, 0)}}
+	all, global := numberFirstMet(keys, first)
+	if want := []key64{'a', 'b', 'c'}; !slices.Equal(all.keys, want) {
+		t.Errorf("numbered keys %v, want %v", all.keys, want)
+	}
+	if want := [][]uint32{{1, 0}, {0, 2}}; !slices.EqualFunc(global, want, slices.Equal) {
+		t.Errorf("maps %v, want %v", global, want)
+	}
+	for id, key := range all.keys {
+		if got, ok := all.find(key); !ok || got != uint32(id) {
+			t.Errorf("find(%v) = %d, %v; want %d, true", key, got, ok, id)
+		}
+	}
+	if _, ok := all.find('d'); ok {
+		t.Error("find found a key never interned")
+	}
+}
+
+// TestMapFirstMet checks that mapFirstMet numbers the keys of many items as
+// a sequential map does, by first meeting, and sorts each vector, on 1 to
+// 3 threads and with a Crew: the items are random keys with values, the
+// same key repeated within an item summed, and the expected vectors come
+// from one interner over the items in order.
+func TestMapFirstMet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	items := make([][]key64, 500)
+	for i := range items {
+		// Early items draw from few keys, later ones from more, so
+		// that new keys keep coming.
+		for range 1 + rng.IntN(20) {
+			items[i] = append(items[i], key64(rng.IntN(10+i)))
+		}
+	}
+	// item i's vector: its distinct keys in the order met, each with
+	// the sum of its values, 1 + its position in the item.
+	local := func(in *interner[key64], item []key64) Vec {
+		var v Vec
+		pos := map[uint32]int{}
+		for p, key := range item {
+			id, _ := in.intern(key)
+			j, ok := pos[id]
+			if !ok {
+				j = len(v.IDs)
+				pos[id] = j
+				v.IDs = append(v.IDs, id)
+				v.Vals = append(v.Vals, 0)
+			}
+			v.Vals[j] += float64(1 + p)
+		}
+		return v
+	}
+	var seq interner[key64]
+	want := make([]Vec, len(items))
+	for i, item := range items {
+		want[i] = local(&seq, item)
+		var r renumberer
+		identity := make([]uint32, seq.len())
+		for id := range identity {
+			identity[id] = uint32(id)
+		}
+		r.renumber(want[i], identity)
+	}
+	for _, threads := range []int{1, 2, 3} {
+		for _, ctx := range []context.Context{context.Background(), WithCrew(context.Background(), NewCrew(DefaultLinger))} {
+			ws := make([]struct {
+				in    interner[key64]
+				first []uint64
+			}, threads)
+			got, _, dim, err := mapFirstMet(ctx, len(items), threads, func(w, i int) (Vec, error) {
+				m := &ws[w]
+				known := m.in.len()
+				v := local(&m.in, items[i])
+				for r, id := range v.IDs {
+					if int(id) >= known {
+						m.first = append(m.first, uint64(i)<<32|uint64(r))
+					}
+				}
+				return v, nil
+			}, func(w int) ([]key64, []uint64) { return ws[w].in.keys, ws[w].first })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dim != seq.len() {
+				t.Errorf("threads=%d: %d keys, want %d", threads, dim, seq.len())
+			}
+			for i := range want {
+				if !slices.Equal(got[i].IDs, want[i].IDs) || !slices.Equal(got[i].Vals, want[i].Vals) {
+					t.Fatalf("threads=%d: item %d: %v, want %v", threads, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

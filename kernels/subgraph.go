@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/gkbench/gkbench/graph"
@@ -199,66 +198,49 @@ func (k *Graphlet) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([]Vec
 	return vecs, c.aut, nil
 }
 
-// glEntry is one pattern of one graph: its key, automorphisms and count.
-type glEntry struct {
-	key key128
-	aut int32
-	n   float64
-}
-
-// glLocal counts one graph at a time with ids of its own.
-type glLocal struct {
+// glWorker counts one worker's graphs of glParallelVectors with ids of
+// its own, kept from one graph to the next, so that it interns each
+// pattern in a small table that stays in its cache.
+type glWorker struct {
 	glCounter
-	idBuf  []uint32
-	valBuf []float64
+	first []uint64 // where the worker first met each pattern, as firstMet notes it
+	// The workers sit side by side in a slice and write their counters
+	// at every pattern.
+	_ [64]byte
 }
 
-// patterns counts the patterns of g and returns them in the order met,
-// leaving the counter empty for the next graph. The ids are g's alone, so
-// they are 0, 1, ... in that order, the order the accumulator gives them
-// unsorted.
-func (c *glLocal) patterns(g *graph.Graph) []glEntry {
+// vector counts the patterns of graph i, g, and returns them with the
+// worker's ids, in the order met.
+func (c *glWorker) vector(i int, g *graph.Graph) Vec {
+	known := c.ids.len()
 	c.count(g)
-	c.idBuf, c.valBuf = c.acc.flushUnsorted(c.idBuf[:0], c.valBuf[:0])
-	t := &c.ids
-	es := make([]glEntry, len(c.valBuf))
-	for j, n := range c.valBuf {
-		es[j] = glEntry{key: t.keys[j], aut: int32(c.aut[j]), n: n}
+	// A pattern new to the worker is new to g too: its rank is its place
+	// in the accumulator's list of g's patterns, in the order met.
+	for r, id := range c.acc.touched {
+		if int(id) >= known {
+			c.first = append(c.first, uint64(i)<<32|uint64(r))
+		}
 	}
-	t.reset()
-	c.aut = c.aut[:0]
-	return es
+	var v Vec
+	v.IDs, v.Vals = c.acc.flushUnsorted(nil, nil)
+	return v
 }
 
-// glParallelVectors is FeatureVectors on up to threads goroutines. Each
-// graph is counted with ids of its own, in a small table that stays in the
-// cache, so the patterns come out in the order the sequential map meets
-// them; interning them in graph order gives every pattern the id the
-// sequential map gives it, so the vectors are the same for any number of
-// threads. The interning, a look-up per non-zero, is done by whichever
-// worker completes the next graph in order while the others go on
-// counting, rather than after all of them on one thread while the others
-// wait.
+// glParallelVectors is FeatureVectors on up to threads goroutines, with
+// the ids of the sequential map (see mapFirstMet), so that the vectors are
+// the same for any number of threads.
 func glParallelVectors(ctx context.Context, gs []*graph.Graph, threads int) ([]Vec, []int, error) {
-	n := len(gs)
-	counts := make([][]glEntry, n)
-	local := make([]glLocal, threads)
-	var all glMerger
-	vecs := make([]Vec, n)
-	seq := newInOrder(n)
-	err := forRows(ctx, n, threads, func(w, i int) error {
+	workers := make([]glWorker, threads)
+	vecs, global, dim, err := mapFirstMet(ctx, len(gs), threads, func(w, i int) (Vec, error) {
 		// Each worker checks the labels of its graphs, while they are
 		// in its cache: the check of all graphs up front took 8% of the
 		// map of U251, on one thread.
 		if err := checkGLLabels(gs[i : i+1]); err != nil {
-			return err
+			return Vec{}, err
 		}
-		counts[i] = local[w].patterns(gs[i])
-		seq.done(i, func(j int) {
-			vecs[j] = all.merge(counts[j])
-			counts[j] = nil
-		})
-		return nil
+		return workers[w].vector(i, gs[i]), nil
+	}, func(w int) ([]key128, []uint64) {
+		return workers[w].ids.keys, workers[w].first
 	})
 	if err != nil {
 		// The first graph with a bad label, as the sequential map reports.
@@ -267,98 +249,13 @@ func glParallelVectors(ctx context.Context, gs []*graph.Graph, threads int) ([]V
 		}
 		return nil, nil, err
 	}
-	return vecs, all.aut, nil
-}
-
-// glMerger interns the graphs' patterns in graph order.
-type glMerger struct {
-	glCounter
-	order []uint64 // id<<32 | index of a graph's patterns
-}
-
-// merge interns one graph's patterns and returns its vector.
-func (c *glMerger) merge(es []glEntry) Vec {
-	c.order = c.order[:0]
-	for j := range es {
-		id, added := c.ids.intern(es[j].key)
-		if added {
-			c.aut = append(c.aut, int(es[j].aut))
+	aut := make([]int, dim)
+	for w := range global {
+		for id, a := range workers[w].aut {
+			aut[global[w][id]] = a
 		}
-		c.order = append(c.order, uint64(id)<<32|uint64(j))
 	}
-	slices.Sort(c.order)
-	v := Vec{IDs: make([]uint32, len(es)), Vals: make([]float64, len(es))}
-	for j, o := range c.order {
-		v.IDs[j], v.Vals[j] = uint32(o>>32), es[uint32(o)].n
-	}
-	return v
-}
-
-// inOrder runs a step on items 0, 1, ... in order and one at a time, as
-// goroutines complete them in any order.
-type inOrder struct {
-	mu       sync.Mutex
-	stepped  sync.Cond // signalled as next advances
-	complete []bool
-	next     int
-	busy     bool // a goroutine is running steps
-}
-
-func newInOrder(n int) *inOrder {
-	o := &inOrder{complete: make([]bool, n)}
-	o.stepped.L = &o.mu
-	return o
-}
-
-// admit waits until item i is within window of the next item to step, so
-// that at most window items wait for their steps, or until ctx is done.
-// The next item is admitted, and whoever completes it steps it; but a
-// worker of forRows may take it and then stop for ctx without completing
-// it, and then only ctx ends the wait.
-func (o *inOrder) admit(ctx context.Context, i, window int) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if i < o.next+window {
-		return nil
-	}
-	stop := context.AfterFunc(ctx, func() {
-		o.mu.Lock()
-		o.stepped.Broadcast()
-		o.mu.Unlock()
-	})
-	defer stop()
-	for i >= o.next+window {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		o.stepped.Wait()
-	}
-	return nil
-}
-
-// done marks item i complete and runs step on the items now ready, unless
-// another goroutine is running steps, which then runs them too: it checks
-// for newly completed items before it stops.
-func (o *inOrder) done(i int, step func(j int)) {
-	o.mu.Lock()
-	o.complete[i] = true
-	if o.busy {
-		o.mu.Unlock()
-		return
-	}
-	o.busy = true
-	for o.next < len(o.complete) && o.complete[o.next] {
-		// next advances once the step is done, so that admit frees
-		// what the step reads only after it.
-		j := o.next
-		o.mu.Unlock()
-		step(j)
-		o.mu.Lock()
-		o.next++
-		o.stepped.Broadcast()
-	}
-	o.busy = false
-	o.mu.Unlock()
+	return vecs, aut, nil
 }
 
 // Gram implements Kernel.

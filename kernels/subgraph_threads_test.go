@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/gkbench/gkbench/graph"
 	"github.com/gkbench/gkbench/graph/graphtest"
@@ -151,44 +150,5 @@ func TestSubgraphThreadsErrors(t *testing.T) {
 				t.Fatalf("threads=%d: err = %v, want %v", th, err, want)
 			}
 		}
-	}
-}
-
-// TestInOrderAdmit checks the window of inOrder.admit: an item within it
-// is admitted at once, one beyond it once the items before it are
-// stepped, and one whose predecessor never completes (a worker of
-// forRows stopped for its context after taking it) when the context is
-// cancelled, rather than never.
-func TestInOrderAdmit(t *testing.T) {
-	o := newInOrder(8)
-	ctx := context.Background()
-	if err := o.admit(ctx, 1, 2); err != nil {
-		t.Fatalf("within the window: %v", err)
-	}
-	admitted := make(chan error)
-	go func() { admitted <- o.admit(ctx, 3, 2) }()
-	var stepped []int
-	step := func(j int) { stepped = append(stepped, j) }
-	o.done(1, step) // 0 is not complete: nothing steps, 3 waits
-	select {
-	case err := <-admitted:
-		t.Fatalf("item 3 admitted with items 0 and 1 not stepped: %v", err)
-	case <-time.After(20 * time.Millisecond):
-	}
-	o.done(0, step) // steps 0 and 1: 3 is within 2 of 2
-	if err := <-admitted; err != nil || !slices.Equal(stepped, []int{0, 1}) {
-		t.Fatalf("admit: %v, stepped %v; want nil, [0 1]", err, stepped)
-	}
-	cctx, cancel := context.WithCancel(ctx)
-	go func() { admitted <- o.admit(cctx, 6, 2) }() // item 2 never completes
-	time.Sleep(10 * time.Millisecond)
-	cancel()
-	select {
-	case err := <-admitted:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("cancelled admit: %v, want %v", err, context.Canceled)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("admit waits on after its context was cancelled")
 	}
 }
