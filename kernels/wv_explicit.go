@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/bits"
 	"slices"
-	"sync"
 
 	"github.com/gkbench/gkbench/graph"
 )
@@ -29,11 +28,10 @@ func wvVectors(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm Ver
 
 // wvVectorsOn is wvVectors on up to threads goroutines. The vertex
 // features come from vm, whose ids (bins, interned labels) are numbered in
-// the order met and which is not safe for concurrent use, so they are
-// computed sequentially in graph order (see wvSumParallel); the sums of
-// the pairs are computed graph by graph in parallel, each by the
-// arithmetic of the sequential map, and ranked as there, so the vectors do
-// not depend on threads. With one thread a graph's vertex features are
+// the order met, and the parallel map gives them the same ids (see
+// wvSumParallel); the sums of the pairs are computed graph by graph in
+// parallel, each by the arithmetic of the sequential map, and ranked as
+// there, so the vectors do not depend on threads. With one thread a graph's vertex features are
 // summed as soon as they are computed, in one scratch.
 func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm VertexMap, threads int) ([]Vec, int, error) {
 	vx := wvVertexMapper{vm: vm}
@@ -67,11 +65,18 @@ func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm V
 
 // wvSumParallel sets keys[i] and vecs[i].Vals to the sums of the pairs of
 // graph i on threads workers. The vertex features come from vx, which
-// numbers them in graph order and is not safe for concurrent use, so they
-// are mapped one graph at a time, in order, and a worker sums a graph as
-// soon as its vertex features are there (see wvVertexFeeder).
+// numbers them in graph order: bins are mapped one graph at a time, in
+// order, and a worker sums a graph as soon as its bins are there (see
+// wvVertexFeeder); other vertex features are numbered first, by all
+// workers (see wvVertexMapper.number), and each worker then maps its own
+// graphs.
 func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx *wvVertexMapper, keys [][]uint64, vecs []Vec, threads int) error {
 	scs := make([]wvScratch, threads)
+	if _, binned := vx.vm.(*Binning); !binned {
+		if err := vx.number(ctx, gs, threads); err != nil {
+			return err
+		}
+	}
 	feed := newWVVertexFeeder(ctx, gs, vx)
 	err := forRows(ctx, len(gs), threads, func(wk, i int) error {
 		f, err := feed.features(ctx, i, &scs[wk].vf)
@@ -89,17 +94,18 @@ func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx
 	return err
 }
 
-// wvVertexFeeder maps the vertices of the graphs in order for the workers of
-// wvSumParallel. Binned attributes are mapped by a goroutine of its own (see
-// goWith) that runs ahead of the workers: the binning of ENZYMES with P = 64
-// costs as much as the sums (about 55 ms each, GI with h = 3). Other vertex
-// features, such as labels, cost a fraction of the sums, and a worker maps
-// them itself under a lock, those of the graphs up to its own not yet
-// mapped: on MUTAG the goroutine, with the workers waiting for it by
-// channels, took 0.1 ms of the 0.5 ms of the map on two threads in
-// goroutines parked and woken. Under the lock, the binning of ENZYMES took
-// GI's Gram matrix from 265 to 323 ms on two threads, in workers parked
-// while the other bins.
+// wvVertexFeeder maps the vertices of the graphs for the workers of
+// wvSumParallel. Binned attributes are mapped in graph order by a goroutine
+// of its own (see goWith) that runs ahead of the workers: the binning of
+// ENZYMES with P = 64 costs as much as the sums (about 55 ms each, GI with
+// h = 3). Under a lock instead, taken by the worker that needed the next
+// graph, the binning of ENZYMES took GI's Gram matrix from 265 to 323 ms on
+// two threads, in workers parked while the other binned. Other vertex
+// features, such as labels, are numbered ahead (see wvVertexMapper.number),
+// and each worker maps its own graphs: under the lock, which each worker
+// took for its graph and to map those before it, the workers of GI on
+// MUTAG spent 290 µs each of the sums' 730 µs on two threads waiting for it
+// or mapping, and the sums ran 1.24× faster than on one thread.
 type wvVertexFeeder struct {
 	gs  []*graph.Graph
 	vx  *wvVertexMapper
@@ -109,12 +115,6 @@ type wvVertexFeeder struct {
 	// mapped receives its error.
 	ready  []chan struct{}
 	mapped chan error
-
-	// Else: mapped graphs are in vfs, but a worker's own, in its
-	// scratch.
-	mu   sync.Mutex
-	next int
-	f    wvVertexFeatures
 }
 
 func newWVVertexFeeder(ctx context.Context, gs []*graph.Graph, vx *wvVertexMapper) *wvVertexFeeder {
@@ -156,20 +156,8 @@ func (fd *wvVertexFeeder) features(ctx context.Context, i int, own *wvVertexFeat
 			return nil, ctx.Err()
 		}
 	}
-	fd.mu.Lock()
-	defer fd.mu.Unlock()
-	for ; fd.next < i; fd.next++ {
-		// Another worker's graph, which it waits to sum: a copy of
-		// exactly its size.
-		fd.f = fd.vx.graph(fd.f.reset(), fd.gs[fd.next])
-		fd.vfs[fd.next] = fd.f.clone()
-	}
-	if fd.next == i {
-		*own = fd.vx.graph(own.reset(), fd.gs[i])
-		fd.next++
-		return own, nil
-	}
-	return &fd.vfs[i], nil
+	*own = fd.vx.graph(own.reset(), fd.gs[i])
+	return own, nil
 }
 
 // release drops graph i's vertex features once they are summed.
@@ -190,17 +178,24 @@ func (fd *wvVertexFeeder) wait() error {
 type wvVertexMapper struct {
 	vm   VertexMap
 	vIDs interner[key64]
-	fv   []Feature
+	// numbered is set once vIDs holds the vertex features of all
+	// graphs (see number): graph then only looks their ids up, and
+	// goroutines may call it at once.
+	numbered bool
 }
 
 // graph appends the vertex features of g to f.
 func (x *wvVertexMapper) graph(f wvVertexFeatures, g *graph.Graph) wvVertexFeatures {
 	_, dense := x.vm.(*Binning)
 	for u := 0; u < g.N(); u++ {
-		x.fv = x.vm.VertexFeatures(x.fv[:0], g, u)
-		for _, y := range x.fv {
+		f.fv = x.vm.VertexFeatures(f.fv[:0], g, u)
+		for _, y := range f.fv {
 			id := uint32(y.ID)
-			if !dense {
+			switch {
+			case dense:
+			case x.numbered:
+				id, _ = x.vIDs.find(key64(y.ID))
+			default:
 				id, _ = x.vIDs.intern(key64(y.ID))
 			}
 			f.vf = append(f.vf, id)
@@ -209,6 +204,39 @@ func (x *wvVertexMapper) graph(f wvVertexFeatures, g *graph.Graph) wvVertexFeatu
 		f.vs = append(f.vs, int32(len(f.vf)))
 	}
 	return f
+}
+
+// number gives the vertex features of gs, which must not be binned, the
+// ids graph gives them in graph order, on up to threads goroutines (see
+// numberFirstMet), so that goroutines may then map graphs at once.
+func (x *wvVertexMapper) number(ctx context.Context, gs []*graph.Graph, threads int) error {
+	type worker struct {
+		firstMet[key64]
+		fv []Feature
+		_  [64]byte // written at every vertex, side by side
+	}
+	ws := make([]worker, threads)
+	err := forRows(ctx, len(gs), threads, func(w, i int) error {
+		m, g, rank := &ws[w], gs[i], 0
+		for u := 0; u < g.N(); u++ {
+			m.fv = x.vm.VertexFeatures(m.fv[:0], g, u)
+			for _, y := range m.fv {
+				m.intern(key64(y.ID), i, rank)
+				rank++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	keys, first := make([][]key64, threads), make([][]uint64, threads)
+	for w := range ws {
+		keys[w], first[w] = ws[w].ids.keys, ws[w].first
+	}
+	x.vIDs, _ = numberFirstMet(keys, first)
+	x.numbered = true
+	return nil
 }
 
 // dim returns the number of distinct vertex feature ids so far.
@@ -225,15 +253,17 @@ type wvVertexFeatures struct {
 	vf []uint32
 	vv []float64
 	vs []int32
+	fv []Feature // a vertex's features, for wvVertexMapper.graph
 }
 
 // reset empties f, keeping its storage, for the features of a graph.
 func (f *wvVertexFeatures) reset() wvVertexFeatures {
-	return wvVertexFeatures{f.vf[:0], f.vv[:0], append(f.vs[:0], 0)}
+	return wvVertexFeatures{f.vf[:0], f.vv[:0], append(f.vs[:0], 0), f.fv}
 }
 
+// clone returns a copy of f's features, of exactly their size.
 func (f *wvVertexFeatures) clone() wvVertexFeatures {
-	return wvVertexFeatures{slices.Clone(f.vf), slices.Clone(f.vv), slices.Clone(f.vs)}
+	return wvVertexFeatures{vf: slices.Clone(f.vf), vv: slices.Clone(f.vv), vs: slices.Clone(f.vs)}
 }
 
 // wvScratch is the scratch of summing a graph's pairs, reused from graph
