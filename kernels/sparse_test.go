@@ -316,26 +316,31 @@ func TestInternerReset(t *testing.T) {
 }
 
 // TestGramAhead checks that a gramAhead gives a zero n×n matrix, the empty
-// one for n = 0, and allocates ahead only on several threads and from
-// gramAheadMin graphs on.
+// one for n = 0, and allocates ahead only on several threads: from
+// gramAheadMin graphs on, or with a Crew for any number.
 func TestGramAhead(t *testing.T) {
 	tests := []struct {
 		n, threads int
+		crew       bool
 		ahead      bool
 	}{
-		{0, 1, false},
-		{0, 2, false},
-		{5, 2, false},
-		{gramAheadMin, 1, false},
-		{gramAheadMin, 2, true},
-		{gramAheadMin + 1, 3, true},
+		{0, 1, false, false},
+		{0, 2, true, false},
+		{5, 2, false, false},
+		{5, 2, true, true},
+		{5, 1, true, false},
+		{gramAheadMin, 1, false, false},
+		{gramAheadMin, 2, false, true},
+		{gramAheadMin + 1, 3, false, true},
 	}
-	// The matrix comes ahead on a goroutine of its own or, on two
-	// threads, on a Crew's helper (see threadsContext).
 	for _, tc := range tests {
-		a := newGramAhead(threadsContext(tc.threads), tc.n, tc.threads)
+		ctx := context.Background()
+		if tc.crew {
+			ctx = WithCrew(ctx, NewCrew(DefaultLinger))
+		}
+		a := newGramAhead(ctx, tc.n, tc.threads)
 		if got := a.ready != nil; got != tc.ahead {
-			t.Errorf("n = %d, %d threads: ahead %v, want %v", tc.n, tc.threads, got, tc.ahead)
+			t.Errorf("n = %d, %d threads, crew %v: ahead %v, want %v", tc.n, tc.threads, tc.crew, got, tc.ahead)
 		}
 		K := a.matrix()
 		if r, c := K.Dims(); r != tc.n || c != tc.n {
