@@ -75,6 +75,7 @@ type stretch struct {
 	n      int
 	fn     func(worker, i int) error
 	next   atomic.Int64
+	stop   atomic.Bool  // a worker failed
 	slot   atomic.Int32 // the next worker index
 	active atomic.Int32 // workers that may still take a row
 	errs   []error      // by worker
@@ -100,22 +101,39 @@ func (s *stretch) work() {
 	s.active.Add(1) // before any row, so that the caller waits for it
 	defer s.active.Add(-1)
 	w := int(s.slot.Add(1) - 1)
+	div := int64(claimShare * len(s.errs))
 	for {
-		i := int(s.next.Add(1) - 1)
-		if i >= s.n {
-			return
+		k := max(1, (int64(s.n)-s.next.Load())/div)
+		i0 := s.next.Add(k) - k
+		for i := i0; i < min(i0+k, int64(s.n)); i++ {
+			if s.stop.Load() {
+				return
+			}
+			if err := s.ctx.Err(); err != nil {
+				s.errs[w] = err
+				return
+			}
+			if err := s.fn(w, int(i)); err != nil {
+				s.errs[w] = err
+				s.stop.Store(true) // stop the others at their next row
+				return
+			}
 		}
-		if err := s.ctx.Err(); err != nil {
-			s.errs[w] = err
-			return
-		}
-		if err := s.fn(w, i); err != nil {
-			s.errs[w] = err
-			s.next.Store(int64(s.n)) // stop the others at their next row
+		if i0+k >= int64(s.n) {
 			return
 		}
 	}
 }
+
+// claimShare sets how many rows a worker of a stretch claims at a time: a
+// claimShare·workers-th of the rows left, and at least one, as guided
+// self-scheduling does. The claims shrink as the rows run out, so the
+// workers still finish together, and a row takes no atomic operation on
+// the counter all workers share: rows claimed one at a time held MUTAG's
+// graphlet kernel, 188 rows of 1–4 µs in each of three stretches, to 1.54×
+// on two threads where claims gave 1.66×, and the floor of 0.4 ms to
+// 1.87× where claims gave 1.93× (BenchmarkForRowsFloor).
+const claimShare = 4
 
 // run calls fn(worker, i) for every i in [0, n) on up to threads workers,
 // the caller's goroutine first among them.

@@ -11,8 +11,9 @@ import (
 )
 
 // forRows calls fn(worker, i) for every row i in [0, n) of a Gram matrix on
-// up to threads goroutines. Rows are handed out one at a time from the
-// first, whose row of pairs i ≤ j is the longest, so the work balances
+// up to threads goroutines. Rows are handed out in increasing order from
+// the first, whose row of pairs i ≤ j is the longest, in claims that
+// shrink with the rows left (see stretch.work), so the work balances
 // without knowing its cost. Each entry is computed by exactly one call, so
 // the matrix does not depend on the number of threads. It checks ctx
 // between rows and returns its error. Where ctx carries a Crew, the
