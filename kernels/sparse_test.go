@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -384,18 +385,23 @@ func TestNumberFirstMet(t *testing.T) {
 }
 
 // TestMapFirstMet checks that mapFirstMet numbers the keys of many items as
-// a sequential map does, by first meeting, and sorts each vector, on 1 to
-// 3 threads and with a Crew: the items are random keys with values, the
-// same key repeated within an item summed, and the expected vectors come
-// from one interner over the items in order.
+// a sequential map does, by first meeting, and sorts each vector, short and
+// long, on 1 to 3 threads and with a Crew: the items are random keys with
+// values, the same key repeated within an item summed, and the expected
+// vectors come from one interner over the items in order, sorted by id on
+// their own rather than by the renumbering under test.
 func TestMapFirstMet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	items := make([][]key64, 500)
 	for i := range items {
 		// Early items draw from few keys, later ones from more, so
-		// that new keys keep coming.
-		for range 1 + rng.IntN(20) {
-			items[i] = append(items[i], key64(rng.IntN(10+i)))
+		// that new keys keep coming; every 50th is long.
+		size, keys := 1+rng.IntN(20), 10+i
+		if i%50 == 49 {
+			size, keys = 300+rng.IntN(400), 5000
+		}
+		for range size {
+			items[i] = append(items[i], key64(rng.IntN(keys)))
 		}
 	}
 	// item i's vector: its distinct keys in the order met, each with
@@ -419,13 +425,16 @@ func TestMapFirstMet(t *testing.T) {
 	var seq interner[key64]
 	want := make([]Vec, len(items))
 	for i, item := range items {
-		want[i] = local(&seq, item)
-		var r renumberer
-		identity := make([]uint32, seq.len())
-		for id := range identity {
-			identity[id] = uint32(id)
+		v := local(&seq, item)
+		order := make([]int, v.Len())
+		for j := range order {
+			order[j] = j
 		}
-		r.renumber(want[i], identity)
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(v.IDs[a], v.IDs[b]) })
+		for _, j := range order {
+			want[i].IDs = append(want[i].IDs, v.IDs[j])
+			want[i].Vals = append(want[i].Vals, v.Vals[j])
+		}
 	}
 	for _, threads := range []int{1, 2, 3} {
 		for _, ctx := range []context.Context{context.Background(), WithCrew(context.Background(), NewCrew(DefaultLinger))} {
