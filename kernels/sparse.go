@@ -706,12 +706,20 @@ func (f *firstMet[K]) intern(key K, item, rank int) uint32 {
 
 // numberFirstMet numbers the distinct keys of the workers, keys[w] with
 // their first meetings first[w] as firstMet notes them, in the order of
-// their earliest meeting, which is the order a sequential map
-// over all items meets them in. It returns an interner whose ids are those
-// numbers, and each worker's map from its own ids to them. Only the
-// distinct keys of each worker are looked at, so the sequential part of a
-// parallel map shrinks to a few per worker where most keys recur.
-func numberFirstMet[K internKey](keys [][]K, first [][]uint64) (all interner[K], global [][]uint32) {
+// their earliest meeting, which is the order a sequential map over all
+// items meets them in. It returns the keys by their numbers, and each
+// worker's map from its own ids to them. Only the distinct keys of each
+// worker are looked at, so the sequential part of a parallel map shrinks
+// to a few per worker where most keys recur. A lone worker, which took
+// the items in order, numbered them so itself.
+func numberFirstMet[K internKey](keys [][]K, first [][]uint64) (numbered []K, global [][]uint32) {
+	if len(keys) == 1 {
+		identity := make([]uint32, len(keys[0]))
+		for id := range identity {
+			identity[id] = uint32(id)
+		}
+		return keys[0], [][]uint32{identity}
+	}
 	var union interner[K]
 	var earliest []uint64 // by the id of union
 	global = make([][]uint32, len(keys))
@@ -732,16 +740,17 @@ func numberFirstMet[K internKey](keys [][]K, first [][]uint64) (all interner[K],
 		order[u] = uint32(u)
 	}
 	slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(earliest[a], earliest[b]) })
-	number := make([]uint32, len(earliest))
-	for _, u := range order {
-		number[u], _ = all.intern(union.keys[u])
+	numbered = make([]K, len(order))
+	number := make([]uint32, len(order))
+	for i, u := range order {
+		numbered[i], number[u] = union.keys[u], uint32(i)
 	}
 	for _, g := range global {
 		for id, u := range g {
 			g[id] = number[u]
 		}
 	}
-	return all, global
+	return numbered, global
 }
 
 // mapFirstMet maps n items into vectors on up to threads workers that
@@ -775,7 +784,7 @@ func mapFirstMet[K internKey](ctx context.Context, n, threads int, vector func(w
 	for w := range threads {
 		keys[w], first[w] = met(w)
 	}
-	all, global := numberFirstMet(keys, first)
+	numbered, global := numberFirstMet(keys, first)
 	rs := make([]struct {
 		renumberer
 		_ [64]byte // the workers' buffers, side by side
@@ -787,7 +796,7 @@ func mapFirstMet[K internKey](ctx context.Context, n, threads int, vector func(w
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	return vecs, global, all.len(), nil
+	return vecs, global, len(numbered), nil
 }
 
 // renumberer is a worker's scratch for renumbering vectors.

@@ -362,25 +362,57 @@ func TestGramAhead(t *testing.T) {
 // against a hand count: worker 0 met b in item 1 at rank 0, then a at
 // rank 1; worker 1 met a in item 0 at rank 2, then c in item 2. A
 // sequential map meets a first (item 0), then b (item 1), then c, so
-// they are 0, 1 and 2, whatever order the workers list them in.
+// they are 0, 1 and 2, whatever order the workers list them in. A lone
+// worker's keys keep its numbers.
 func TestNumberFirstMet(t *testing.T) {
 	at := func(item, rank int) uint64 { return uint64(item)<<32 | uint64(rank) }
-	keys := [][]key64{{'b', 'a'}, {'a', 'c'}}
-	first := [][]uint64{{at(1, 0), at(1, 1)}, {at(0, 2), at(2, 0)}}
-	all, global := numberFirstMet(keys, first)
-	if want := []key64{'a', 'b', 'c'}; !slices.Equal(all.keys, want) {
-		t.Errorf("numbered keys %v, want %v", all.keys, want)
+	tests := []struct {
+		keys   [][]key64
+		first  [][]uint64
+		want   []key64
+		global [][]uint32
+	}{
+		{
+			[][]key64{{'b', 'a'}, {'a', 'c'}},
+			[][]uint64{{at(1, 0), at(1, 1)}, {at(0, 2), at(2, 0)}},
+			[]key64{'a', 'b', 'c'},
+			[][]uint32{{1, 0}, {0, 2}},
+		},
+		{
+			[][]key64{{'b', 'a', 'c'}},
+			[][]uint64{{at(0, 0), at(0, 1), at(3, 0)}},
+			[]key64{'b', 'a', 'c'},
+			[][]uint32{{0, 1, 2}},
+		},
 	}
-	if want := [][]uint32{{1, 0}, {0, 2}}; !slices.EqualFunc(global, want, slices.Equal) {
-		t.Errorf("maps %v, want %v", global, want)
-	}
-	for id, key := range all.keys {
-		if got, ok := all.find(key); !ok || got != uint32(id) {
-			t.Errorf("find(%v) = %d, %v; want %d, true", key, got, ok, id)
+	for _, tc := range tests {
+		numbered, global := numberFirstMet(tc.keys, tc.first)
+		if !slices.Equal(numbered, tc.want) {
+			t.Errorf("%v: numbered keys %v, want %v", tc.keys, numbered, tc.want)
+		}
+		if !slices.EqualFunc(global, tc.global, slices.Equal) {
+			t.Errorf("%v: maps %v, want %v", tc.keys, global, tc.global)
 		}
 	}
-	if _, ok := all.find('d'); ok {
-		t.Error("find found a key never interned")
+}
+
+// TestInternerFind checks that find gives the ids intern gave, and finds
+// no key that was not interned, in an empty table too.
+func TestInternerFind(t *testing.T) {
+	var in interner[key64]
+	if _, ok := in.find(7); ok {
+		t.Error("find found a key in an empty table")
+	}
+	for k := range 2000 {
+		in.intern(key64(3 * k))
+	}
+	for k := range 2000 {
+		if id, ok := in.find(key64(3 * k)); !ok || id != uint32(k) {
+			t.Fatalf("find(%d) = %d, %v; want %d, true", 3*k, id, ok, k)
+		}
+		if _, ok := in.find(key64(3*k + 1)); ok {
+			t.Fatalf("find(%d) found a key never interned", 3*k+1)
+		}
 	}
 }
 

@@ -234,7 +234,10 @@ func (x *wvVertexMapper) number(ctx context.Context, gs []*graph.Graph, threads 
 	for w := range ws {
 		keys[w], first[w] = ws[w].ids.keys, ws[w].first
 	}
-	x.vIDs, _ = numberFirstMet(keys, first)
+	numbered, _ := numberFirstMet(keys, first)
+	for _, key := range numbered {
+		x.vIDs.intern(key)
+	}
 	x.numbered = true
 	return nil
 }
