@@ -71,15 +71,20 @@ func crewFrom(ctx context.Context) *Crew {
 // workers' shared state, or a single task of one row. forRows runs it on
 // a Crew's helpers or on goroutines of its own.
 type stretch struct {
-	ctx    context.Context
-	n      int
-	fn     func(worker, i int) error
-	next   atomic.Int64
-	stop   atomic.Bool  // a worker failed
-	slot   atomic.Int32 // the next worker index
-	active atomic.Int32 // workers that may still take a row
-	errs   []error      // by worker
-	open   int          // slots left for helpers, under the Crew's lock
+	ctx  context.Context
+	n    int
+	fn   func(worker, i int) error
+	next atomic.Int64
+	stop atomic.Bool  // a worker failed
+	slot atomic.Int32 // the next worker index
+	// active counts the helpers that joined and are not back to
+	// spinning: a helper joins in take and counts as spinning again
+	// before it leaves, both under the Crew's lock, so that a caller that
+	// has withdrawn the open slots and seen active at 0 leaves every
+	// helper it had counted on spinning for the next stretch.
+	active atomic.Int32
+	errs   []error // by worker
+	open   int     // slots left for helpers, under the Crew's lock
 }
 
 func newStretch(ctx context.Context, n, threads int, fn func(worker, i int) error) *stretch {
@@ -98,8 +103,6 @@ func (s *stretch) err() error {
 
 // work joins s as its next worker and takes rows until none are left.
 func (s *stretch) work() {
-	s.active.Add(1) // before any row, so that the caller waits for it
-	defer s.active.Add(-1)
 	w := int(s.slot.Add(1) - 1)
 	div := int64(claimShare * len(s.errs))
 	for {
@@ -141,13 +144,20 @@ func (c *Crew) run(ctx context.Context, n, threads int, fn func(worker, i int) e
 	s := newStretch(ctx, n, threads, fn)
 	c.offer(s, threads-1)
 	s.work()
+	// No helper joins once the slots are withdrawn, and the caller waits
+	// for those that joined, even after the last row was taken, until
+	// they spin again. A helper still on its way out would otherwise not
+	// count as spinning when the next stretch is offered, which would
+	// start a second helper beside it: TestCrewReuse failed so, now and
+	// then, once the rows were claimed a share at a time and a caller
+	// could take all rows of a short stretch before its helper joined.
 	// The helpers finish within a row of the caller. Blocking would let
 	// its core halt, and a helper that woke it would be left to spin
 	// where it waits.
+	c.withdraw(s)
 	for s.active.Load() > 0 {
 		runtime.Gosched()
 	}
-	c.withdraw(s)
 	return s.err()
 }
 
@@ -205,6 +215,7 @@ func (c *Crew) take() *stretch {
 		c.queued.Store(int32(len(c.queue)))
 	}
 	c.spinning--
+	s.active.Add(1)
 	return s
 }
 
@@ -243,6 +254,7 @@ func (c *Crew) helper() {
 		s.work()
 		c.mu.Lock()
 		c.spinning++
+		s.active.Add(-1)
 		c.mu.Unlock()
 	}
 }
