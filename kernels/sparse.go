@@ -648,19 +648,14 @@ func (t *interner[K]) intern(key K) (id uint32, added bool) {
 	if 2*(len(t.keys)+1) > len(t.slots) {
 		t.grow()
 	}
-	mask := uint64(len(t.slots) - 1)
-	for i := key.hash() >> t.shift; ; i = (i + 1) & mask {
-		s := t.slots[i]
-		if s == 0 {
-			id = uint32(len(t.keys))
-			t.slots[i] = id + 1
-			t.keys = append(t.keys, key)
-			return id, true
-		}
-		if t.keys[s-1] == key {
-			return s - 1, false
-		}
+	i, s := t.probe(key)
+	if s != 0 {
+		return s - 1, false
 	}
+	id = uint32(len(t.keys))
+	t.slots[i] = id + 1
+	t.keys = append(t.keys, key)
+	return id, true
 }
 
 // find returns the id of key, if t holds it. Unlike intern it writes
@@ -669,14 +664,17 @@ func (t *interner[K]) find(key K) (id uint32, ok bool) {
 	if len(t.slots) == 0 {
 		return 0, false
 	}
+	_, s := t.probe(key)
+	return s - 1, s != 0
+}
+
+// probe returns the slot of key in t's table, which must have one free,
+// and its id+1 there, or 0 where the slot is free.
+func (t *interner[K]) probe(key K) (i uint64, s uint32) {
 	mask := uint64(len(t.slots) - 1)
-	for i := key.hash() >> t.shift; ; i = (i + 1) & mask {
-		s := t.slots[i]
-		if s == 0 {
-			return 0, false
-		}
-		if t.keys[s-1] == key {
-			return s - 1, true
+	for i = key.hash() >> t.shift; ; i = (i + 1) & mask {
+		if s = t.slots[i]; s == 0 || t.keys[s-1] == key {
+			return i, s
 		}
 	}
 }
