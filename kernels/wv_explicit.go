@@ -31,8 +31,9 @@ func wvVectors(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm Ver
 // the order met, and the parallel map gives them the same ids (see
 // wvSumParallel); the sums of the pairs are computed graph by graph in
 // parallel, each by the arithmetic of the sequential map, and ranked as
-// there, so the vectors do not depend on threads. With one thread a graph's vertex features are
-// summed as soon as they are computed, in one scratch.
+// there, so the vectors do not depend on threads. With one thread a
+// graph's vertex features are summed as soon as they are computed, in one
+// scratch.
 func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm VertexMap, threads int) ([]Vec, int, error) {
 	vx := wvVertexMapper{vm: vm}
 	keys := make([][]uint64, len(gs))
@@ -107,21 +108,22 @@ func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx
 // MUTAG spent 290 µs each of the sums' 730 µs on two threads waiting for it
 // or mapping, and the sums ran 1.24× faster than on one thread.
 type wvVertexFeeder struct {
-	gs  []*graph.Graph
-	vx  *wvVertexMapper
-	vfs []wvVertexFeatures
+	gs []*graph.Graph
+	vx *wvVertexMapper
 
-	// With a goroutine: ready[i] is closed once vfs[i] is there, and
-	// mapped receives its error.
+	// With a goroutine, for bins: vfs[i] holds graph i's once ready[i]
+	// is closed, and mapped receives the goroutine's error.
+	vfs    []wvVertexFeatures
 	ready  []chan struct{}
 	mapped chan error
 }
 
 func newWVVertexFeeder(ctx context.Context, gs []*graph.Graph, vx *wvVertexMapper) *wvVertexFeeder {
-	fd := &wvVertexFeeder{gs: gs, vx: vx, vfs: make([]wvVertexFeatures, len(gs))}
+	fd := &wvVertexFeeder{gs: gs, vx: vx}
 	if _, binned := vx.vm.(*Binning); !binned {
 		return fd
 	}
+	fd.vfs = make([]wvVertexFeatures, len(gs))
 	fd.ready = make([]chan struct{}, len(gs))
 	for i := range fd.ready {
 		fd.ready[i] = make(chan struct{})
@@ -160,8 +162,13 @@ func (fd *wvVertexFeeder) features(ctx context.Context, i int, own *wvVertexFeat
 	return own, nil
 }
 
-// release drops graph i's vertex features once they are summed.
-func (fd *wvVertexFeeder) release(i int) { fd.vfs[i] = wvVertexFeatures{} }
+// release drops graph i's vertex features, if the goroutine mapped them,
+// once they are summed.
+func (fd *wvVertexFeeder) release(i int) {
+	if fd.vfs != nil {
+		fd.vfs[i] = wvVertexFeatures{}
+	}
+}
 
 // wait waits for the goroutine, if any, to be done with vx, and returns
 // its error.
