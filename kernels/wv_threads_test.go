@@ -13,7 +13,9 @@ import (
 )
 
 // wvThreadsCases returns the kernels and graphs of the thread tests: MUTAG
-// whole with the Dirac kernel on its labels (it has no attributes), and
+// whole with the Dirac kernel on its labels (it has no attributes), which
+// are their own ids, and on labels beyond directLabels, which are numbered
+// (see newWVVertexMapper), and
 // subsets of ENZYMES (18 attributes, packed bins) and Synthie (15
 // attributes, larger graphs) with the hat kernel, binned with P = 16
 // iterations by the explicit method. mk makes the kernel for a number of
@@ -45,12 +47,53 @@ func wvThreadsCases(t *testing.T) []struct {
 		name string
 		gs   []*graph.Graph
 		a    AttrKernel
-	}{{"MUTAG/dirac", mutag, dirac}, {"ENZYMES/hat", enzymes, hat}, {"Synthie/hat", synthie, hat}} {
+	}{{"MUTAG/dirac", mutag, dirac}, {"MUTAG/dirac/far", farLabels(mutag), dirac}, {"ENZYMES/hat", enzymes, hat}, {"Synthie/hat", synthie, hat}} {
 		cases = append(cases,
 			tc{"gi/" + d.name, d.gs, func(th int) Kernel { return &GraphInvariant{H: 3, Attr: d.a, Threads: th} }},
 			tc{"gh/" + d.name, d.gs, func(th int) Kernel { return &GraphHopper{Attr: d.a, Threads: th} }})
 	}
 	return cases
+}
+
+// farLabels returns gs with label l replaced by directLabels+7−l, the same
+// partition of the vertices with labels that are not their own ids.
+func farLabels(gs []*graph.Graph) []*graph.Graph {
+	out := make([]*graph.Graph, len(gs))
+	for i, g := range gs {
+		ls := make([]int32, len(g.Labels))
+		for v, l := range g.Labels {
+			ls[v] = directLabels + 7 - l
+		}
+		out[i] = g.WithLabels(ls)
+	}
+	return out
+}
+
+// TestWVFarLabels checks that labels numbered as met give GI and
+// GraphHopper the matrix of the same labels as their own ids: relabelling
+// the vertices one to one leaves a Dirac kernel unchanged, and the sums
+// are of integers, so the two agree exactly.
+func TestWVFarLabels(t *testing.T) {
+	mutag := graphtest.Dataset(t, "MUTAG").Graphs[:60]
+	far := farLabels(mutag)
+	if x := newWVVertexMapper(Dirac{}, mutag); x.labels == 0 {
+		t.Fatalf("MUTAG's labels are not their own ids")
+	}
+	if x := newWVVertexMapper(Dirac{}, far); x.labels != 0 {
+		t.Fatalf("labels from %d are their own ids", directLabels)
+	}
+	dirac := AttrKernel{Kind: "dirac"}
+	for _, k := range []Kernel{&GraphInvariant{H: 3, Attr: dirac}, &GraphHopper{Attr: dirac}} {
+		want, _, err := k.Gram(context.Background(), mutag, Explicit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := k.Gram(context.Background(), far, Explicit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, k.Name()+" far labels", want, got)
+	}
 }
 
 // TestWVThreads checks that GI and GraphHopper give the same matrix, to the
