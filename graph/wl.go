@@ -223,9 +223,35 @@ func newRefiner(gs []*Graph, h int, start Start, par Parallel) *refiner {
 				c = wlChunk{g0: i + 1}
 			}
 		}
+		r.carve()
 	}
 	r.workers = make([]wlWorker, par.workers())
 	return r
+}
+
+// carve gives every chunk its signatures, hashes and ids in arenas over all
+// chunks. Allocated by each worker for its chunks, in many small
+// allocations that are zeroed and tax the collector, they took 11% of the
+// chunks' numbering on MUTAG in a profile (0.32 of 2.93 s); the arenas are
+// large enough to come fresh from the heap, and the workers touch their
+// pages first. MUTAG's refinement in chunks on one goroutine went from
+// 723 to 675 µs (medians of 8 interleaved rounds).
+func (r *refiner) carve() {
+	bounds := make([]int, r.total+len(r.chunks))
+	keys := make([]uint64, r.words)
+	hashes := make([]uint64, r.total)
+	ids := make([]int32, r.total)
+	b, v, w := 0, 0, 0
+	for i := range r.chunks {
+		c := &r.chunks[i]
+		c.sigs = sigList{
+			bounds: bounds[b : b+1 : b+c.n+1],
+			keys:   keys[w : w : w+c.w],
+			hashes: hashes[v : v : v+c.n],
+		}
+		c.ids = ids[v : v : v+c.n]
+		b, v, w = b+c.n+1, v+c.n, w+c.w
+	}
 }
 
 // alloc returns one labelling of all graphs, backed by a single array so that
@@ -278,7 +304,7 @@ func (r *refiner) step(prev, next [][]int32) (int, error) {
 	}
 	// Sized for this iteration's chunks: mostly far below the vertices.
 	if cap(r.global.bounds) < n+1 || cap(r.global.keys) < words {
-		r.global.init(n, words, false)
+		r.global.init(n, words)
 	}
 	r.global.reset()
 	r.index.reset(n)
@@ -328,9 +354,7 @@ func (r *refiner) number(c int, wk *wlWorker, prev, next [][]int32) {
 	ch := &r.chunks[c]
 	if ch.sigs.bounds == nil {
 		// Every vertex contributes one signature of 1 + degree words.
-		// Allocated here, by the workers, rather than all of them
-		// before the first loop on one thread.
-		ch.sigs.init(ch.n, ch.w, len(r.chunks) > 1)
+		ch.sigs.init(ch.n, ch.w)
 	}
 	ch.sigs.reset()
 	wk.index.reset(ch.n)
@@ -338,27 +362,34 @@ func (r *refiner) number(c int, wk *wlWorker, prev, next [][]int32) {
 	for gi := ch.g0; gi < ch.g1; gi++ {
 		g := r.gs[gi]
 		p, out := prev[gi], next[gi]
-		adj, el := g.Adj, g.EdgeLabels
 		for v := range out {
-			lo, hi := g.Offsets[v], g.Offsets[v+1]
-			sig = append(sig[:0], uint64(uint32(p[v])))
-			if len(el) == 0 {
-				// A hand-made graph may leave EdgeLabels nil; read that as
-				// the uniform edge label 0, as Dataset does for sources
-				// without edge labels.
-				for _, u := range adj[lo:hi] {
-					sig = append(sig, uint64(uint32(p[u])))
-				}
-			} else {
-				for k := lo; k < hi; k++ {
-					sig = append(sig, uint64(uint32(el[k]))<<32|uint64(uint32(p[adj[k]])))
-				}
-			}
-			sortUint64s(sig[1:])
+			sig = appendSignature(sig[:0], g, p, v)
 			out[v] = wk.index.intern(&ch.sigs, sig, hashUint64s(sig))
 		}
 	}
 	wk.sig = sig
+}
+
+// appendSignature appends the signature of vertex v of g under the colours p
+// to sig: p[v], then the sorted pairs (label of the edge vu, p[u]) of its
+// neighbours u.
+func appendSignature(sig []uint64, g *Graph, p []int32, v int) []uint64 {
+	lo, hi := g.Offsets[v], g.Offsets[v+1]
+	sig = append(sig, uint64(uint32(p[v])))
+	if el := g.EdgeLabels; len(el) == 0 {
+		// A hand-made graph may leave EdgeLabels nil; read that as the
+		// uniform edge label 0, as Dataset does for sources without
+		// edge labels.
+		for _, u := range g.Adj[lo:hi] {
+			sig = append(sig, uint64(uint32(p[u])))
+		}
+	} else {
+		for k := lo; k < hi; k++ {
+			sig = append(sig, uint64(uint32(el[k]))<<32|uint64(uint32(p[g.Adj[k]])))
+		}
+	}
+	sortUint64s(sig[len(sig)-int(hi-lo):])
+	return sig
 }
 
 // sortUint64s sorts s ascending. Neighbourhoods are mostly tiny, where
@@ -388,13 +419,11 @@ type sigList struct {
 }
 
 // init sizes l for up to entries signatures of words words in all, so that
-// adding them never reallocates, with their hashes if hashes is set.
-func (l *sigList) init(entries, words int, hashes bool) {
+// adding them never reallocates. A chunk's list, with hashes, is carved
+// from arenas instead (see refiner.carve).
+func (l *sigList) init(entries, words int) {
 	l.bounds = make([]int, 1, entries+1)
 	l.keys = make([]uint64, 0, words)
-	if hashes {
-		l.hashes = make([]uint64, 0, entries)
-	}
 }
 
 func (l *sigList) reset() {
@@ -436,7 +465,12 @@ func (t *sigIndex) reset(entries int) {
 }
 
 // intern returns the id of sig, of hash h, in l, adding it if it is new.
+// A table sized by reset for all of l's entries never grows; one sized for
+// fewer doubles as it fills.
 func (t *sigIndex) intern(l *sigList, sig []uint64, h uint64) int32 {
+	if 2*(l.len()+1) > len(t.slots) {
+		t.grow(l)
+	}
 	tag := h &^ (1<<32 - 1)
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -457,6 +491,20 @@ func (t *sigIndex) intern(l *sigList, sig []uint64, h uint64) int32 {
 		if e := int32(s) - 1; slices.Equal(l.at(int(e)), sig) {
 			return e
 		}
+	}
+}
+
+// grow doubles t's slots and puts l's entries back.
+func (t *sigIndex) grow(l *sigList) {
+	t.slots = make([]uint64, max(64, 2*len(t.slots)))
+	mask := uint64(len(t.slots) - 1)
+	for e := range l.len() {
+		h := hashUint64s(l.at(e))
+		i := h & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = h&^(1<<32-1) | uint64(e+1)
 	}
 }
 

@@ -440,10 +440,22 @@ func BenchmarkRefine(b *testing.B) {
 // BenchmarkRefineTU times h=3 refinement on the real MUTAG, ENZYMES and
 // NCI1 when LoadDataset finds them (set GKBENCH_DATA), since the synthetic
 // shapes above only approximate their label and degree distributions: on
-// one goroutine, and spread over two (goroutines spawned for each loop,
-// where the kernels keep theirs awake between loops).
+// one goroutine, spread over two (goroutines spawned for each loop, where
+// the kernels keep theirs awake between loops), and streamed graph by
+// graph on one.
 func BenchmarkRefineTU(b *testing.B) {
 	for _, name := range []string{"MUTAG", "ENZYMES", "NCI1"} {
+		b.Run(name+"/stream", func(b *testing.B) {
+			ds, err := LoadDataset(name)
+			if err != nil {
+				b.Skip(err)
+			}
+			for b.Loop() {
+				s := NewStream(ds.Graphs, 3, FromLabels)
+				for s.Next() >= 0 {
+				}
+			}
+		})
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
 				ds, err := LoadDataset(name)
@@ -583,5 +595,47 @@ func TestRefineOnStops(t *testing.T) {
 	}
 	if _, err := RefineGraphsOn(gs, 3, FromLabels, par); !errors.Is(err, stop) {
 		t.Errorf("RefineGraphsOn: error %v, want %v", err, stop)
+	}
+}
+
+// TestStream checks that refining graph by graph gives Refine's colours,
+// on the sets of TestRefineOn, and that each graph's colours are final as
+// soon as Next has refined it: they are compared then, before the graphs
+// after it are refined, and again at the end.
+func TestStream(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	sets := map[string][]*Graph{
+		"random uniform edges":  randomGraphs(rng, 100, 20, 6, 3, 1),
+		"random labelled edges": randomGraphs(rng, 50, 40, 10, 2, 3),
+		"none":                  nil,
+	}
+	for _, name := range []string{"MUTAG", "ENZYMES"} {
+		if ds, err := LoadDataset(name); err == nil {
+			sets[name] = ds.Graphs
+		}
+	}
+	for name, gs := range sets {
+		for _, start := range []Start{FromLabels, Uniform} {
+			for _, h := range []int{0, 1, 3, 8} {
+				want := Refine(gs, h, start)
+				s := NewStream(gs, h, start)
+				for i := range gs {
+					if g := s.Next(); g != i {
+						t.Fatalf("%s start %d h %d: Next = %d, want %d", name, start, h, g, i)
+					}
+					for it := range want {
+						if !slices.Equal(s.Colours()[it][i], want[it][i]) {
+							t.Fatalf("%s start %d h %d: graph %d iteration %d: colours %v, want %v", name, start, h, i, it, s.Colours()[it][i], want[it][i])
+						}
+					}
+				}
+				if g := s.Next(); g != -1 {
+					t.Fatalf("%s start %d h %d: Next after the last graph = %d, want -1", name, start, h, g)
+				}
+				if !reflect.DeepEqual(s.Colours(), want) {
+					t.Fatalf("%s start %d h %d: colours differ from Refine", name, start, h)
+				}
+			}
+		}
 	}
 }

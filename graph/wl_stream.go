@@ -1,0 +1,75 @@
+package graph
+
+// Stream is Refine one graph at a time, in order, for a consumer that works
+// on each graph as soon as its colours are known, beside the refinement of
+// the graphs after it. Colours are numbered in order of first appearance,
+// graph by graph, so a graph's colours after every iteration depend only on
+// the graphs up to it: once Next has refined graph g, its colours are those
+// Refine gives it, and they do not change.
+//
+// A Stream keeps a table of signatures for every iteration at once, where
+// Refine keeps one, and it does not stop early once the colours are
+// stable; its colours are the same.
+type Stream struct {
+	gs      []*Graph
+	colours [][][]int32
+	iters   []wlWorker // iters[i-1] numbers the signatures of iteration i
+	sigs    []sigList
+	next    int
+}
+
+// NewStream returns a Stream of h iterations over gs from start, with no
+// graph refined yet. It panics as Refine does if h is negative or start is
+// not a known Start.
+func NewStream(gs []*Graph, h int, start Start) *Stream {
+	r := newRefiner(gs, h, start, Parallel{})
+	s := &Stream{gs: gs, colours: make([][][]int32, h+1)}
+	s.colours[0] = r.startColours()
+	for i := 1; i <= h; i++ {
+		s.colours[i] = r.alloc()
+	}
+	s.iters = make([]wlWorker, h)
+	s.sigs = make([]sigList, h)
+	for i := range s.iters {
+		// Sized for the average graph, and grown: the colours of the
+		// first iterations are few, and the tables sized for every
+		// vertex, as Refine sizes its one, took MUTAG's refinement
+		// from 0.48 to 0.64 ms.
+		n := r.total/max(1, len(gs)) + 1
+		s.sigs[i].init(n, r.words/max(1, len(gs))+1)
+		s.iters[i].index.reset(n)
+	}
+	return s
+}
+
+// Colours returns the colours of every graph, colours[i][g][v] as Refine
+// returns them. Those of graphs that Next has not refined yet are zero
+// after the first iteration, and change.
+func (s *Stream) Colours() [][][]int32 { return s.colours }
+
+// Next refines the next graph and returns its index, or −1 once every graph
+// is refined.
+func (s *Stream) Next() int {
+	gi := s.next
+	if gi == len(s.gs) {
+		return -1
+	}
+	g := s.gs[gi]
+	for i := 1; i < len(s.colours); i++ {
+		wk := &s.iters[i-1]
+		p, out := s.colours[i-1][gi], s.colours[i][gi]
+		sig := wk.sig
+		for v := range out {
+			sig = appendSignature(sig[:0], g, p, v)
+			out[v] = wk.index.intern(&s.sigs[i-1], sig, hashUint64s(sig))
+		}
+		wk.sig = sig
+	}
+	s.next++
+	return gi
+}
+
+// Count returns the number of colours of iteration i ≥ 1 among the graphs
+// refined so far: once every graph is refined, the number Refine's
+// colours[i] has.
+func (s *Stream) Count(i int) int { return s.sigs[i-1].len() }
