@@ -106,7 +106,15 @@ func (s *stretch) work() {
 	w := int(s.slot.Add(1) - 1)
 	div := int64(claimShare * len(s.errs))
 	for {
-		k := max(1, (int64(s.n)-s.next.Load())/div)
+		left := int64(s.n) - s.next.Load()
+		k := max(1, left/div)
+		if left == int64(s.n) {
+			// The first claim is one row, so that the next worker
+			// starts right behind it: GI's streamed refinement
+			// (giStream) falls to the first worker, and the others
+			// wait for their graphs' colours.
+			k = 1
+		}
 		i0 := s.next.Add(k) - k
 		for i := i0; i < min(i0+k, int64(s.n)); i++ {
 			if s.stop.Load() {

@@ -48,7 +48,10 @@ func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm V
 				return nil, 0, err
 			}
 			vf = vx.graph(vf.reset(), g)
-			keys[i], vecs[i].Vals = sc.sum(w, i, g.N(), &vf)
+			var err error
+			if keys[i], vecs[i].Vals, err = sc.sum(ctx, w, i, g.N(), &vf); err != nil {
+				return nil, 0, err
+			}
 		}
 	} else if err := wvSumParallel(ctx, gs, w, &vx, keys, vecs, threads); err != nil {
 		return nil, 0, err
@@ -84,9 +87,9 @@ func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx
 		if err != nil {
 			return err
 		}
-		keys[i], vecs[i].Vals = scs[wk].sum(w, i, gs[i].N(), f)
+		keys[i], vecs[i].Vals, err = scs[wk].sum(ctx, w, i, gs[i].N(), f)
 		feed.release(i)
-		return nil
+		return err
 	})
 	// The mapper must be done with vx before anyone reads it again.
 	if ferr := feed.wait(); err == nil {
@@ -335,9 +338,13 @@ type wvScratch struct {
 
 // sum returns the distinct pairs of graph g, with n vertices and vertex
 // features f, as sorted keys wid<<32 | vertex feature id, and their sums.
-func (s *wvScratch) sum(w explicitWeights, g, n int, f *wvVertexFeatures) ([]uint64, []float64) {
+// It fails only if loading the weights does.
+func (s *wvScratch) sum(ctx context.Context, w explicitWeights, g, n int, f *wvVertexFeatures) ([]uint64, []float64, error) {
 	s.groups, s.eu, s.ew = s.groups[:0], s.eu[:0], s.ew[:0]
-	wf := w.load(g, &s.ws)
+	wf, err := w.load(ctx, g, &s.ws)
+	if err != nil {
+		return nil, nil, err
+	}
 	for u := 0; u < n; u++ {
 		s.fw = wf.features(s.fw[:0], g, u)
 		for _, x := range s.fw {
@@ -362,7 +369,7 @@ func (s *wvScratch) sum(w explicitWeights, g, n int, f *wvVertexFeatures) ([]uin
 		}
 		s.ks, s.kv = s.acc.flush(s.ks, s.kv, wid<<32)
 	}
-	return slices.Clone(s.ks), slices.Clone(s.kv)
+	return slices.Clone(s.ks), slices.Clone(s.kv), nil
 }
 
 // rankPairs sets vecs[i].IDs to the ranks of keys[i] among the distinct keys

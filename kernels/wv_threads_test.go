@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
 	"testing"
@@ -231,5 +232,44 @@ func TestGHStreamSameVectors(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestGIStreamLoad checks the waits of GI's streamed refinement: a graph's
+// weights load once it is refined, with Refine's colours; a worker that
+// waits while another refines stops when ctx is done, and so does the
+// refiner, keeping the graphs it refined.
+func TestGIStreamLoad(t *testing.T) {
+	gs := graphtest.Dataset(t, "MUTAG").Graphs
+	want := graph.Refine(gs, 3, graph.Uniform)
+	w, ok := newGIStream(gs, 3)
+	if !ok {
+		t.Fatal("MUTAG's colours do not fit")
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+
+	// Another worker refines: the waiting one gives up.
+	w.refining.Lock()
+	if _, err := w.load(done, 0, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("waiting load: error %v, want %v", err, context.Canceled)
+	}
+	w.refining.Unlock()
+	// The refiner checks ctx before its first graph.
+	if _, err := w.load(done, 0, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("refining load: error %v, want %v", err, context.Canceled)
+	}
+	if d := w.done.Load(); d != 0 {
+		t.Errorf("%d graphs refined under a done ctx, want 0", d)
+	}
+	// Then it refines them all for the graph last asked for.
+	if _, err := w.load(context.Background(), len(gs)-1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := w.done.Load(); d != int64(len(gs)) {
+		t.Errorf("%d graphs refined, want %d", d, len(gs))
+	}
+	if !reflect.DeepEqual(w.colours, want) {
+		t.Error("streamed colours differ from Refine's")
 	}
 }
