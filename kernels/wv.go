@@ -37,13 +37,14 @@ type explicitWeights interface {
 	// calling worker's own, where they are not kept for every graph. It
 	// fails only if it has to wait for them and ctx is done.
 	load(ctx context.Context, g int, sc *weightScratch) (weightFeatures, error)
-	// renumber is called once every graph's pairs are summed, with their
-	// keys wid<<32 | vertex feature id. It gives the weight features
-	// dense ids, keeping each graph's keys sorted, and returns their
-	// dimension, that of φ^W: dense ids let a graph's pairs of a weight
-	// and a vertex feature be ranked in a bitmap over all pairs (see
-	// rankPairs).
-	renumber(keys [][]uint64) int
+	// dense is called once every graph's pairs are summed, as keys
+	// wid<<32 | vertex feature id. It returns the dimension of φ^W and,
+	// unless the weight features are dense ids already, a function that
+	// makes them so in one graph's keys, keeping them sorted, which is
+	// called on the graphs in parallel: dense ids let a graph's pairs
+	// of a weight and a vertex feature be ranked in a bitmap over all
+	// pairs (see rankPairs).
+	dense() (dim int, rewrite func(ks []uint64))
 }
 
 // weightScratch is a worker's storage for the weights that the explicit
@@ -197,6 +198,9 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 		// threads' parts of a parallel build of the posting lists, 4
 		// bytes a feature.
 		bytes += (12*v*p+4*(v+g))*9/8 + 72*g + (t-1)*(7*scratch+4*pairs)
+		// Every other thread's bitmap in rankPairs: up to 32 bits a
+		// non-zero and 2^16 more.
+		bytes += (t - 1) * (4*pairs + 8<<10)
 	}
 	// The tables' minimum sizes (1024 entries) and the bitmap of
 	// rankPairs beyond 6 bytes a non-zero.
@@ -268,7 +272,9 @@ func (w *giWeights) load(context.Context, int, *weightScratch) (weightFeatures, 
 	return w, nil
 }
 
-func (w *giWeights) renumber([][]uint64) int { return w.offset[len(w.colours)] }
+func (w *giWeights) dense() (int, func([]uint64)) {
+	return w.offset[len(w.colours)], nil
+}
 
 // Gram implements Kernel.
 func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymDense, *Report, error) {
@@ -313,7 +319,7 @@ func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) 
 // Until every graph is refined the number of colours of an iteration is
 // unknown, so weight feature i·2^shift + c stands for colour c of
 // iteration i, which keeps a graph's keys in the order of the dense ids
-// that renumber gives them.
+// that dense gives them.
 type giStream struct {
 	giWeights
 	st       *graph.Stream
@@ -374,27 +380,24 @@ func (w *giStream) refine(ctx context.Context) error {
 	}
 }
 
-// renumber rewrites the weight feature of every key from i·2^shift + c to
+// dense rewrites the weight feature of every key from i·2^shift + c to
 // k_0 + … + k_{i−1} + c, as giWeights numbers it, and returns the number of
 // colours of all iterations.
-func (w *giStream) renumber(keys [][]uint64) int {
+func (w *giStream) dense() (int, func([]uint64)) {
 	dense := make([]uint64, len(w.colours)+1)
-	for _, c := range w.colours[0] {
-		for _, x := range c {
-			dense[1] = max(dense[1], uint64(x)+1)
-		}
+	if w.shift > 0 {
+		dense[1] = 1 // every vertex starts with colour 0 (graph.Uniform)
 	}
 	for i := 1; i < len(w.colours); i++ {
 		dense[i+1] = dense[i] + uint64(w.st.Count(i))
 	}
-	mask := uint64(1)<<w.shift - 1
-	for _, ks := range keys {
+	shift, mask := w.shift, uint64(1)<<w.shift-1
+	return int(dense[len(w.colours)]), func(ks []uint64) {
 		for t, k := range ks {
 			wid := k >> 32
-			ks[t] = (dense[wid>>w.shift]+wid&mask)<<32 | k&(1<<32-1)
+			ks[t] = (dense[wid>>shift]+wid&mask)<<32 | k&(1<<32-1)
 		}
 	}
-	return int(dense[len(w.colours)])
 }
 
 // EstimateBytes implements MemoryEstimator with an upper bound for the
@@ -543,7 +546,7 @@ func (w *ghWeights) load(context.Context, int, *weightScratch) (weightFeatures, 
 	return w, nil
 }
 
-func (w *ghWeights) renumber([][]uint64) int { return w.delta * w.delta }
+func (w *ghWeights) dense() (int, func([]uint64)) { return w.delta * w.delta, nil }
 
 // ghStream is GraphHopper's weights for the explicit map, which needs
 // M(v) of a graph only while it sums the graph's pairs: each worker
@@ -600,23 +603,23 @@ func (w *ghStream) load(_ context.Context, g int, sc *weightScratch) (weightFeat
 	return h, nil
 }
 
-// renumber rewrites the weight feature of every key from i·stride + j to
+// dense rewrites the weight feature of every key from i·stride + j to
 // i·δ + j, which keeps each graph's keys sorted, and returns δ².
-func (w *ghStream) renumber(keys [][]uint64) int {
+func (w *ghStream) dense() (int, func([]uint64)) {
 	delta := 0
 	for _, d := range w.d {
 		delta = max(delta, d)
 	}
-	if delta != w.stride {
-		stride, delta := uint64(w.stride), uint64(delta)
-		for _, ks := range keys {
-			for t, k := range ks {
-				wid := k >> 32
-				ks[t] = (wid/stride*delta+wid%stride)<<32 | k&(1<<32-1)
-			}
+	if delta == w.stride {
+		return delta * delta, nil
+	}
+	stride, d := uint64(w.stride), uint64(delta)
+	return delta * delta, func(ks []uint64) {
+		for t, k := range ks {
+			wid := k >> 32
+			ks[t] = (wid/stride*d+wid%stride)<<32 | k&(1<<32-1)
 		}
 	}
-	return delta * delta
 }
 
 // ghGraph is the matrices of one graph as ghStream.load leaves them.
