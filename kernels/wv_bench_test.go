@@ -57,7 +57,8 @@ func BenchmarkWVGram(b *testing.B) {
 // 1.8–1.9× for explicit GI on ENZYMES, whose binning stays sequential, but
 // only 1.45× explicitly for GI on MUTAG (3.5 ms), whose WL refinement was
 // sequential then; refined on both threads (graph.RefineOn), 1.26× → 1.34×
-// in the medians of 5 rounds on a later, noisier VM. Explicit GraphHopper on MUTAG (12.5 ms) went from 1.6× to
+// in the medians of 5 rounds on a later, noisier VM; refined by one worker
+// while the other sums (giStream), 1.55× → 1.74× on that VM. Explicit GraphHopper on MUTAG (12.5 ms) went from 1.6× to
 // 1.8× when its map stopped keeping M(v) for every graph (ghStream): it
 // allocated 4.3 MB a run, now 1.2 MB, and the collection of that garbage
 // has the idle core to itself on one thread only.
