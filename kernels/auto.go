@@ -1183,11 +1183,17 @@ func (p *explicitProbe) proxyCost() time.Duration {
 	return time.Duration(float64(p.allSteps) * proxyStepNS)
 }
 
-// proxyStepNS is the time of computeProxies per vertex and arc and round,
-// in nanoseconds: 1.6–1.7 measured on this machine, where a map's vertex
-// visit (costExplicitStep) costs 12, which priced the proxies seven times
-// too high and kept them from the samples that needed them. A machine
-// several times slower only computes them a little less often.
+// proxyStepNS is the price of computeProxies per vertex and arc and
+// round, in nanoseconds. It is below their cost: BenchmarkComputeProxies
+// measures 4.5–6 ns on the walk generator's graphs of 20 vertices, where
+// each graph's powers and last round add to the steps, on a VM whose runs
+// took 1.28 times the default constants' predictions. At 14 ns (a map's
+// vertex visit, costExplicitStep) the proxies were kept from the samples
+// that needed them. Priced at 3 ns a step and 0.5 µs a graph, the full
+// auto-vs-oracle grid spent 7% more on its probes, not less, since maps
+// then took the proxies' place, and ran the faster method in 126 of 132
+// cells against 129–130 at 2 ns: one run each, whose misses were all
+// cells where the methods were within 1.3 times, so no gain either way.
 const proxyStepNS = 2
 
 // computeProxies computes every graph's proxy, given the label graph's
