@@ -617,11 +617,15 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 				return err
 			}
 			var v float64
+			var err error
 			if dirac {
-				v = spPairDirac(&paths[i], &paths[j], r)
+				v, err = spPairDirac(ctx, &paths[i], &paths[j], r)
 			} else {
 				wk.kv = vertexKernelMatrix(wk.kv, vk, gs[i], gs[j])
-				v, wk.buf = spPairGeneric(&paths[i], &paths[j], wk.kv, gs[i].N(), gs[j].N(), wk.buf, r)
+				v, wk.buf, err = spPairGeneric(ctx, &paths[i], &paths[j], wk.kv, gs[i].N(), gs[j].N(), wk.buf, r)
+			}
+			if err != nil {
+				return err
 			}
 			out[j-i] = v
 			r.Pairs++
@@ -638,12 +642,22 @@ type spWorker struct {
 	kv, buf []float64
 }
 
+// spCheckWork is the size of a group of path comparisons from which the
+// implicit method checks its context before the group, not only between
+// pairs, so that a time limit stops it within a few microseconds. The
+// pairs of a sample of 4 ENZYMES graphs took 0.14 ms on average; checked
+// only between pairs, the sampling advisor's probes for sp on 100
+// ENZYMES graphs took 0.47–0.48 ms, with these checks 0.33–0.36 ms, and
+// on MUTAG 0.33 against 0.23–0.26 ms (medians of 5, twice).
+const spCheckWork = 1 << 14
+
 // spPairDirac evaluates Equation (sp) with Dirac kernels on two graphs'
 // grouped paths. Over ordered pairs, a group of endpoint labels a ≠ b stands
 // for the orientations (a,b) and (b,a), and a group a = b for both
 // orientations of both paths, hence the factors 2 and 4 on the comparisons
-// of unordered paths.
-func spPairDirac(g, h *spPaths, rep *Report) float64 {
+// of unordered paths. It returns ctx's error if it ends first (see
+// spCheckWork).
+func spPairDirac(ctx context.Context, g, h *spPaths, rep *Report) (float64, error) {
 	var total, comparisons int64
 	a, b := 0, 0
 	for a < len(g.keys) && b < len(h.keys) {
@@ -655,6 +669,11 @@ func spPairDirac(g, h *spPaths, rep *Report) float64 {
 		default:
 			dg := g.dist[g.start[a]:g.start[a+1]]
 			dh := h.dist[h.start[b]:h.start[b+1]]
+			if len(dg)*len(dh) >= spCheckWork {
+				if err := ctx.Err(); err != nil {
+					return 0, err
+				}
+			}
 			var match int64
 			for _, x := range dg {
 				for _, y := range dh {
@@ -674,7 +693,7 @@ func spPairDirac(g, h *spPaths, rep *Report) float64 {
 		}
 	}
 	rep.Comparisons += comparisons
-	return float64(total)
+	return float64(total), nil
 }
 
 // vertexKernelMatrix fills buf with k_V(u,w) for u in g, w in h, row-major.
@@ -701,8 +720,9 @@ func vertexKernelMatrix(buf []float64, vk VertexKernel, g, h *graph.Graph) []flo
 // graphs of a hundred vertices is five to ten times less. Each group takes
 // the cheaper way. An unordered path {u,v} of G and {w,z} of H stand for
 // four ordered combinations, which pair up as k(u,w)k(v,z) + k(u,z)k(v,w),
-// twice. buf is scratch for T; the grown buffer is returned.
-func spPairGeneric(g, h *spPaths, kv []float64, ng, nh int, buf []float64, rep *Report) (float64, []float64) {
+// twice. buf is scratch for T; the grown buffer is returned, and ctx's
+// error if it ends first (see spCheckWork).
+func spPairGeneric(ctx context.Context, g, h *spPaths, kv []float64, ng, nh int, buf []float64, rep *Report) (float64, []float64, error) {
 	var total float64
 	a, b := 0, 0
 	for a < len(g.lens) && b < len(h.lens) {
@@ -714,6 +734,11 @@ func spPairGeneric(g, h *spPaths, kv []float64, ng, nh int, buf []float64, rep *
 		default:
 			pg := int(g.start[a+1] - g.start[a])
 			ph := int(h.start[b+1] - h.start[b])
+			if pg*ph >= spCheckWork {
+				if err := ctx.Err(); err != nil {
+					return 0, buf, err
+				}
+			}
 			rep.Comparisons += int64(pg) * int64(ph)
 			if int64(pg)*int64(ph) <= 2*int64(pg)*int64(nh)+2*int64(ng)*int64(ph) {
 				var s float64
@@ -734,7 +759,7 @@ func spPairGeneric(g, h *spPaths, kv []float64, ng, nh int, buf []float64, rep *
 			b++
 		}
 	}
-	return total, buf
+	return total, buf, nil
 }
 
 // spGroupByRows returns S_d for length group a of g and b of h through the
