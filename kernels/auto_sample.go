@@ -11,17 +11,30 @@ import (
 	"github.com/gkbench/gkbench/graph"
 )
 
-// sampleProbeStart is the first probe's sample size, and sampleDecideMin
-// the size a sample must reach before a decisive ranking stops the probes:
-// the Gram matrices of 8 graphs have 36 pairs, few enough that one odd
-// graph or a pause of the machine can swing a ranking, so a decisive one
-// is confirmed on 136 pairs.
+// The sampling advisor's first sample holds n/sampleProbeShare graphs,
+// but at least sampleProbeMin and at most sampleProbeStart: a sample of m
+// graphs costs about m/n of the explicit run, whose maps are per graph,
+// so that 8 graphs of MUTAG (188) took 4% of it before the implicit
+// probe began. A sample must reach sampleDecideMin graphs before a
+// decisive ranking stops the probes: the Gram matrices of 8 graphs have
+// 36 pairs, few enough that one odd graph or a pause of the machine can
+// swing a ranking, so a decisive one is confirmed on 136 pairs, where the
+// budget allows.
 const (
+	sampleProbeMin   = 4
 	sampleProbeStart = 8
+	sampleProbeShare = 40
 	sampleDecideMin  = 16
 	// cutFactor is how much slower than the implicit prediction a
 	// stopped explicit probe proves the explicit method.
 	cutFactor = 2
+	// raceStart is the first limit of the first probes (see
+	// adviseBySampling), and probeFloor the least limit of any probe.
+	// Started at 0.25 ms, the race of 100 ENZYMES graphs for
+	// GraphHopper stopped both probes twice before the explicit one, of
+	// 1.5 ms, could finish: its probes took 7.8 ms, 4.6 ms from 2 ms.
+	raceStart  = 2 * time.Millisecond
+	probeFloor = 100 * time.Microsecond
 )
 
 // sampleCost is a method's time on a sample, split as its Report splits it
@@ -68,12 +81,25 @@ func (c sampleCost) terms(m, n int) []CostTerm {
 // matrix of a random sample of m graphs by each method and scales the
 // times of its Report to all n graphs (see sampleCost.scale). The times
 // of one sample are noisy and the work of graphs varies, so the sample
-// starts at 8 graphs and doubles while the probes so far and the next one,
-// as predicted from the last, stay within probeShare of the faster
-// method's predicted time. It stops early once one method is predicted
-// decisive times faster on at least sampleDecideMin graphs, or when the
-// sample holds every graph. Samples are nested: each doubling adds graphs
-// to the previous sample, drawn by opt.Seed.
+// doubles while the probes so far and the next one, as predicted from the
+// last, stay within probeShare of the faster method's predicted time. It
+// stops early once one method is predicted decisive times faster on at
+// least sampleDecideMin graphs, or when the sample holds every graph.
+// Samples are nested: each doubling adds graphs to the previous sample,
+// drawn by opt.Seed.
+//
+// Either method can be far the slower, and a probe of the slower one
+// alone can cost more than the faster run: on 200 ENZYMES graphs, the
+// implicit shortest-path kernel took 8 ms on 8 graphs, whose explicit
+// run takes 12 ms on all. So the first two probes race: each runs within
+// a limit, from raceStart up by four times a round, until one finishes.
+// The other then runs within the limit that decides if it is reached: the
+// sample's share m/n of the finished method's prediction for an implicit
+// probe, whose time scales by at least n/m (its pairs by more), and
+// cutFactor times that for an explicit one (see cutFactor). A stopped
+// probe makes its prediction a lower bound, which decides. Later samples
+// run the faster method first, without a limit (its cost is within the
+// budget), and the other within its deciding limit.
 //
 // The probes compute the same as the methods on n graphs, one thread
 // each, so the advice holds for one thread, as the kernels compute; no
@@ -86,40 +112,75 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, opt Advi
 	start := time.Now()
 	r := rand.New(rand.NewPCG(opt.Seed, 0x6164766963650002)) // "advice", second advisor
 	sample := newGraphSample(r, n)
+	var sub []*graph.Graph
+	m := min(n, max(sampleProbeMin, min(sampleProbeStart, n/sampleProbeShare)))
+	for len(sub) < m {
+		sub = append(sub, gs[sample.at(len(sub))])
+	}
 	var (
-		sub        []*graph.Graph
-		expl, impl sampleCost
-		sizes      []string
-		pe, pi     float64
+		expl, impl         sampleCost
+		haveExpl, haveImpl bool
+		err                error
+		// explOver is how long the explicit probe on sub ran before a
+		// race stopped it.
+		explOver time.Duration
 	)
-	cut := false // the explicit probe was stopped: pe is a lower bound
-	for m := min(n, sampleProbeStart); ; {
-		for len(sub) < m {
-			sub = append(sub, gs[sample.at(len(sub))])
-		}
-		var err error
-		if impl, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, 0); err != nil {
-			return nil, err
-		}
-		pi = impl.scale(m, n)
-		// The explicit probe may take twice the sample's share m/n of
-		// the implicit prediction: a probe stopped there scales to at
-		// least twice the implicit time, which decides with a margin
-		// for the noise of a small sample's times. Its maps cost the
-		// share m/n of the explicit time, against the implicit probe's
-		// share of about (m/n)² of the pairs, hence the order.
-		limit := max(time.Duration(cutFactor*pi*float64(m)/float64(n)*1e9), time.Millisecond)
+	for limit := raceStart; !haveExpl && !haveImpl; limit *= 4 {
 		expl, err = sampleGram(ctx, k, sub, Explicit, explicitSampleCost, limit)
-		sizes = append(sizes, fmt.Sprint(m))
-		if errors.Is(err, errProbeLimit) {
-			cut, pe = true, limit.Seconds()*float64(n)/float64(m)
-			expl = sampleCost{perGraph: limit}
+		if err == nil {
+			haveExpl = true
 			break
 		}
-		if err != nil {
+		if !errors.Is(err, errProbeLimit) {
 			return nil, err
 		}
-		pe = expl.scale(m, n)
+		explOver = limit
+		impl, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, limit)
+		if err == nil {
+			haveImpl = true
+			break
+		}
+		if !errors.Is(err, errProbeLimit) {
+			return nil, err
+		}
+	}
+	var (
+		sizes            []string
+		pe, pi           float64
+		cutExpl, cutImpl bool // a probe was stopped: its prediction is a lower bound
+	)
+	share := func() float64 { return float64(m) / float64(n) }
+	for {
+		sizes = append(sizes, fmt.Sprint(m))
+		if !haveImpl {
+			pe = expl.scale(m, n)
+			limit := max(time.Duration(pe*share()*1e9), probeFloor)
+			if impl, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, limit); errors.Is(err, errProbeLimit) {
+				cutImpl, pi = true, limit.Seconds()/share()
+				impl = sampleCost{perGraph: limit}
+				break
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		if !haveExpl {
+			pi = impl.scale(m, n)
+			limit := max(time.Duration(cutFactor*pi*share()*1e9), probeFloor)
+			if explOver >= limit {
+				// The race has stopped it there already.
+				cutExpl, pe = true, explOver.Seconds()/share()
+				expl = sampleCost{perGraph: explOver}
+				break
+			}
+			if expl, err = sampleGram(ctx, k, sub, Explicit, explicitSampleCost, limit); errors.Is(err, errProbeLimit) {
+				cutExpl, pe = true, limit.Seconds()/share()
+				expl = sampleCost{perGraph: limit}
+				break
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		pe, pi = expl.scale(m, n), impl.scale(m, n)
 		fast, slow := min(pe, pi), max(pe, pi)
 		if m == n || (slow >= decisive*fast && m >= sampleDecideMin) {
 			break
@@ -131,17 +192,32 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, opt Advi
 		if cost > probeShare*fast {
 			break
 		}
-		m = next
+		m, explOver = next, 0
+		for len(sub) < m {
+			sub = append(sub, gs[sample.at(len(sub))])
+		}
+		haveExpl, haveImpl = pe <= pi, pe > pi
+		if haveExpl {
+			expl, err = sampleGram(ctx, k, sub, Explicit, explicitSampleCost, 0)
+		} else {
+			impl, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, 0)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	m := len(sub)
 	how := fmt.Sprintf("Gram matrices of nested random samples of %s of %d graphs, the last scaled", strings.Join(sizes, ", "), n)
 	whyExpl := how + ": maps and preparation ×n/m, dot products ×n(n+1)/(m(m+1))"
-	if cut {
+	whyImpl := how + ": per-graph preparation ×n/m, pairs ×n(n+1)/(m(m+1))"
+	if cutExpl {
 		whyExpl = fmt.Sprintf("at least: the explicit probe on %d graphs was stopped at twice the sample's share of the implicit prediction, ×n/m", m)
+	}
+	if cutImpl {
+		whyImpl = fmt.Sprintf("at least: the implicit probe on %d graphs was stopped at the sample's share of the explicit prediction, ×n/m", m)
 	}
 	a := &Advice{
 		Explicit: Prediction{Explicit, pe, whyExpl},
-		Implicit: Prediction{Implicit, pi, how + ": per-graph preparation ×n/m, pairs ×n(n+1)/(m(m+1))"},
+		Implicit: Prediction{Implicit, pi, whyImpl},
 		// Prep stays zero: the probes prepare their samples as part of
 		// their Gram matrices, and Probe counts it.
 		Probe: time.Since(start),
@@ -149,12 +225,45 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, opt Advi
 	}
 	a.Choice = Explicit
 	// A stopped explicit probe decides by itself: its lower bound is
-	// cutFactor times the implicit prediction.
-	if pi < pe || cut {
+	// cutFactor times the implicit prediction. So does a stopped
+	// implicit one, whose lower bound is the explicit prediction.
+	if !cutImpl && (pi < pe || cutExpl) {
 		a.Choice = Implicit
 	}
 	return a, nil
 }
+
+// clockLimit is the context of a probe with a time limit: its Err reads
+// the clock. A context's timer, which Done waits for, fired a millisecond
+// late at the earliest on a 2-core VM (the resolution of its timers),
+// four times the limit of the smallest probes. The kernels poll Err
+// between graphs and pairs, and a probe runs on one goroutine, so Done
+// stays the parent's.
+type clockLimit struct {
+	context.Context
+	deadline time.Time
+}
+
+// Deadline implements context.Context.
+func (c *clockLimit) Deadline() (time.Time, bool) {
+	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
+		return d, true
+	}
+	return c.deadline, true
+}
+
+// Err implements context.Context.
+func (c *clockLimit) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	if c.passed() {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+func (c *clockLimit) passed() bool { return !time.Now().Before(c.deadline) }
 
 // errProbeLimit is the cause of a probe stopped at its time limit.
 var errProbeLimit = errors.New("probe time limit")
@@ -164,14 +273,14 @@ var errProbeLimit = errors.New("probe time limit")
 // that long (kernels check between graphs and pairs) with errProbeLimit.
 func sampleGram(ctx context.Context, k Kernel, sub []*graph.Graph, m Method, split func(*Report) sampleCost, limit time.Duration) (sampleCost, error) {
 	pctx := ctx
+	var lim *clockLimit
 	if limit > 0 {
-		var cancel context.CancelFunc
-		pctx, cancel = context.WithTimeoutCause(ctx, limit, errProbeLimit)
-		defer cancel()
+		lim = &clockLimit{Context: ctx, deadline: time.Now().Add(limit)}
+		pctx = lim
 	}
 	_, rep, err := k.Gram(pctx, sub, m)
 	if err != nil {
-		if ctx.Err() == nil && errors.Is(context.Cause(pctx), errProbeLimit) {
+		if ctx.Err() == nil && lim != nil && lim.passed() {
 			return sampleCost{}, errProbeLimit
 		}
 		return sampleCost{}, fmt.Errorf("%s kernel: %s probe on %d graphs: %w", k.Name(), m, len(sub), err)
