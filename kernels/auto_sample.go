@@ -32,8 +32,11 @@ const (
 	// adviseBySampling), and probeFloor the least limit of any probe.
 	// Started at 0.25 ms, the race of 100 ENZYMES graphs for
 	// GraphHopper stopped both probes twice before the explicit one, of
-	// 1.5 ms, could finish: its probes took 7.8 ms, 4.6 ms from 2 ms.
-	raceStart  = 2 * time.Millisecond
+	// 1.5 ms, could finish: its probes took 7.8 ms, 4.6 ms from 2 ms. On
+	// 200 of them, from 2 ms, the explicit probe took 2.08 ms: 9.7 ms of
+	// probes for a run of 70 ms. A first explicit probe of 5 ms is the
+	// sample's share of a run of 200 ms and more.
+	raceStart  = 5 * time.Millisecond
 	probeFloor = 100 * time.Microsecond
 )
 

@@ -184,9 +184,9 @@ func (c *costKernel) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOp
 // explicit one of 20 µs a graph (2 ms), where the implicit probe of 8
 // graphs, run first, took 72 ms; and an explicit method of 5 ms a graph
 // (0.5 s) against an implicit one of 5 µs a pair (25 ms), where the
-// explicit probe of 4 graphs, 20 ms, is stopped by the race at 2 ms
+// explicit probe of 4 graphs, 20 ms, is stopped by the race at 5 ms
 // (raceStart), which decides. The probes' bounds leave room for a busy
-// machine: the expected probes take 0.2 and 2.1 ms.
+// machine: the expected probes take 0.2 and 5.1 ms.
 func TestSamplingAdvisorStops(t *testing.T) {
 	gs := make([]*graph.Graph, 100)
 	for i := range gs {
