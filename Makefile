@@ -35,12 +35,14 @@ vet:
 test: deps vet
 	$(GO) test -count=1 -timeout 9m ./...
 
-# bench runs the nightly benchmark spec into results/bench (a rerun
-# resumes); compare two such folders with bin/runexp compare OLD NEW.
+# bench runs the nightly benchmark specs into results/bench (a rerun
+# resumes): one thread, and two threads with -method auto. Compare a spec's
+# folders of two runs with bin/runexp compare OLD NEW.
 # gobench runs the kernels' Go benchmarks.
 BENCH_OUT ?= results/bench
+BENCH_SPECS := experiments/bench/nightly.yaml experiments/bench/nightly-threads.yaml
 bench: build
-	$(RUNEXP) run -out $(BENCH_OUT) experiments/bench/nightly.yaml
+	$(RUNEXP) run -out $(BENCH_OUT) $(BENCH_SPECS)
 
 gobench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./kernels/

@@ -72,6 +72,7 @@ func TestCommands(t *testing.T) {
 		{"validate several", nil, []string{"validate", tiny, bad}, 2, "", "1 of 2 specs have errors"},
 		{"validate nothing", nil, []string{"validate"}, 2, "", "no spec given"},
 		{"validate the project's specs", nil, append([]string{"validate"}, projectSpecs(t)...), 0, "fig-walk-wl.yaml", ""},
+		{"validate the benchmark specs", nil, append([]string{"validate"}, projectSpecs(t, "bench")...), 0, "nightly-threads.yaml", ""},
 		{"run", nil, []string{"run", tiny, "-out", out, "-progress", "log"}, 0, "tiny [quick]: 4 rows (4 new, 0 kept)", "ok"},
 		{"run again resumes", nil, []string{"run", "-out", out, tiny}, 0, "4 rows (0 new, 4 kept)", ""},
 		{"run other profile refused", nil, []string{"run", "-out", out, "-profile", "full", tiny}, 2, "", "holds results of profile quick, not full"},
@@ -103,11 +104,14 @@ func TestCommands(t *testing.T) {
 	}
 }
 
-func projectSpecs(t *testing.T) []string {
+// projectSpecs returns the specs in experiments/, or in its subfolder
+// sub, such as the nightly benchmark's.
+func projectSpecs(t *testing.T, sub ...string) []string {
 	t.Helper()
-	files, _ := filepath.Glob("../../experiments/*.yaml")
+	dir := filepath.Join(append([]string{"..", "..", "experiments"}, sub...)...)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if len(files) == 0 {
-		t.Skip("no specs in ../../experiments")
+		t.Skip("no specs in " + dir)
 	}
 	return files
 }
