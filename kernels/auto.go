@@ -431,12 +431,16 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	// run against the implicit 0.14 s; without, they map eight graphs and
 	// predict 0.1 s.
 	var asideTook time.Duration // the maps of a probe set aside
+	// share is the probes' share of a one-thread prediction: the run
+	// spreads over the kernel's threads and the probes do not, so their
+	// share of it would grow with the threads.
+	share := probeShare / float64(threadsOr(k.Threads))
 	// priced converts this machine's time to the model's (see speed).
 	priced := func(d time.Duration) time.Duration {
 		return time.Duration(float64(d) / ep.speed())
 	}
 	left := func(pred float64) time.Duration {
-		return time.Duration(probeShare*pred*1e9) - priced(ip.took+ep.took+asideTook)
+		return time.Duration(share*pred*1e9) - priced(ip.took+ep.took+asideTook)
 	}
 	// The first maps may take a graph's share of the implicit time even
 	// where that is more than is left of the probes' budget: a map that
@@ -460,7 +464,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	// non-zeros predicted 0.17 s for a 10 ms explicit run against the
 	// implicit 52 ms, and scaled by the proxies 73 ms, where auto hedges).
 	lone := ep.m == 1 && ep.predict(model, ip.labelWalks(k.Length)).seconds > impl.seconds
-	if (ep.cut || lone) && 2*ep.proxyCost() < max(left(impl.seconds), time.Duration(probeShare*impl.seconds/2*1e9)) {
+	if (ep.cut || lone) && 2*ep.proxyCost() < max(left(impl.seconds), time.Duration(share*impl.seconds/2*1e9)) {
 		if err := ep.computeProxies(ctx, ip.labelWalks(k.Length)); err != nil {
 			return nil, err
 		}

@@ -112,8 +112,10 @@ func (c sampleCost) terms(m, n int) []CostTerm {
 //
 // The probes compute the same as the methods on n graphs, one thread
 // each, so the advice holds for one thread, as the kernels compute; no
-// cost constants are involved and opt.Costs is not read.
-func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
+// cost constants are involved and opt.Costs is not read. The run spreads
+// over threads goroutines and the probes do not, so the budget that
+// grows the sample is probeShare/threads of the faster prediction.
+func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads int, opt AdviseOptions) (*Advice, error) {
 	n := len(gs)
 	if n == 0 {
 		return nil, fmt.Errorf("%s kernel: advice on no graphs", k.Name())
@@ -198,7 +200,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, opt Advi
 		// The next probe's cost is both methods' times on next graphs,
 		// predicted from this sample like the times on n.
 		cost := time.Since(start).Seconds() + expl.scale(m, next) + impl.scale(m, next)
-		if cost > probeShare*fast {
+		if cost > probeShare*fast/float64(threads) {
 			break
 		}
 		m, explOver = next, 0
@@ -305,7 +307,7 @@ func sampleGram(ctx context.Context, k Kernel, sub []*graph.Graph, m Method, spl
 func (k *ShortestPath) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
 	seq := *k
 	seq.Threads = 1
-	return adviseBySampling(ctx, &seq, gs, opt)
+	return adviseBySampling(ctx, &seq, gs, threadsOr(k.Threads), opt)
 }
 
 // Advise implements Advisor for the graph invariant kernel by sampling
@@ -315,7 +317,7 @@ func (k *ShortestPath) Advise(ctx context.Context, gs []*graph.Graph, opt Advise
 func (k *GraphInvariant) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
 	seq := *k
 	seq.Threads = 1
-	return adviseBySampling(ctx, &seq, gs, opt)
+	return adviseBySampling(ctx, &seq, gs, threadsOr(k.Threads), opt)
 }
 
 // Advise implements Advisor for the GraphHopper kernel by sampling (see
@@ -324,5 +326,5 @@ func (k *GraphInvariant) Advise(ctx context.Context, gs []*graph.Graph, opt Advi
 func (k *GraphHopper) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
 	seq := *k
 	seq.Threads = 1
-	return adviseBySampling(ctx, &seq, gs, opt)
+	return adviseBySampling(ctx, &seq, gs, threadsOr(k.Threads), opt)
 }

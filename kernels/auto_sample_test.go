@@ -175,7 +175,7 @@ func (c *costKernel) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*ma
 	return mat.NewSymDense(n, nil), rep, nil
 }
 func (c *costKernel) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
-	return adviseBySampling(ctx, c, gs, opt)
+	return adviseBySampling(ctx, c, gs, 1, opt)
 }
 
 // TestSamplingAdvisorStops checks that a probe of the far slower method
