@@ -163,7 +163,8 @@ func (m csmModel) implicitTerms(w assocWork) []CostTerm {
 // The probes run on one thread whatever k.Threads is, and nothing they
 // share with Gram reads it: the constants are single-thread costs, and
 // since both methods spread over threads alike, the ranking holds for any
-// number.
+// number. The run does spread, so the triple probe's budget is divided
+// by the threads, as the walk kernel's is.
 func (k *SubgraphMatching) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
 	n := len(gs)
 	if n == 0 {
@@ -252,7 +253,7 @@ func (k *SubgraphMatching) Advise(ctx context.Context, gs []*graph.Graph, opt Ad
 	default:
 		// Three fifths of the probes' twentieth, the draws' cost being
 		// predicted less surely than the pairs'.
-		budget := 0.03*sumTerms(lower) - time.Since(start).Seconds()
+		budget := 0.03*sumTerms(lower)/float64(threadsOr(k.Threads)) - time.Since(start).Seconds()
 		s, err := sampleTriples(ctx, gs, wedgesOf, budget, model.ns(costCSMWedge), r)
 		if err != nil {
 			return nil, err
