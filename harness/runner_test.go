@@ -612,7 +612,8 @@ func TestMethodsInterleaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 6 cells, each explicit and implicit in rounds 1, 2, 3.
+	// 6 cells, each explicit and implicit in rounds 1, 2, 3, in the
+	// order of the spec first, then as nextRound orders them.
 	want := []string{"explicit/1", "implicit/1", "explicit/2", "implicit/2", "explicit/3", "implicit/3"}
 	order := map[string][]string{}
 	var cells []string
@@ -626,8 +627,15 @@ func TestMethodsInterleaved(t *testing.T) {
 		t.Fatalf("%d cells, want 6", len(cells))
 	}
 	for _, c := range cells {
-		if !slices.Equal(order[c], want) {
-			t.Errorf("cell %s ran %v, want %v", c, order[c], want)
+		got := order[c]
+		if len(got) != len(want) || !slices.Equal(got[:2], want[:2]) {
+			t.Errorf("cell %s ran %v, want the rounds of %v", c, got, want)
+			continue
+		}
+		for r := 2; r < len(got); r += 2 {
+			if round := slices.Sorted(slices.Values(got[r : r+2])); !slices.Equal(round, want[r:r+2]) {
+				t.Errorf("cell %s ran %v in round %d, want %v", c, got[r:r+2], r/2+1, want[r:r+2])
+			}
 		}
 	}
 	// A warm-up run and three repetitions of each method in each cell.
@@ -663,6 +671,39 @@ func TestMethodsInterleaved(t *testing.T) {
 	for _, c := range cells {
 		if !slices.Equal(order[c], want) {
 			t.Errorf("cell %s ran %v, want %v", c, order[c], want)
+		}
+	}
+}
+
+// TestNextRound checks the order of a round's methods: the one whose run
+// took longest goes last, and the others move up a place, so that the
+// place after it falls to each in turn. Three methods as in the walk
+// grid, whose implicit runs are the long ones: explicit, implicit, auto
+// (the spec's order), then auto, explicit, implicit, then explicit, auto,
+// implicit.
+func TestNextRound(t *testing.T) {
+	ms := func(runs []*methodRun) []kernels.Method {
+		var out []kernels.Method
+		for _, mr := range runs {
+			out = append(out, mr.m)
+		}
+		return out
+	}
+	e := &methodRun{m: kernels.Explicit, last: time.Millisecond}
+	i := &methodRun{m: kernels.Implicit, last: 250 * time.Millisecond}
+	a := &methodRun{m: kernels.Auto, last: 2 * time.Millisecond}
+	for _, tt := range []struct {
+		in, want []*methodRun
+	}{
+		{[]*methodRun{e, i, a}, []*methodRun{a, e, i}},
+		{[]*methodRun{a, e, i}, []*methodRun{e, a, i}},
+		{[]*methodRun{i, e}, []*methodRun{e, i}},
+		{[]*methodRun{e, i}, []*methodRun{e, i}},
+		{[]*methodRun{e}, []*methodRun{e}},
+		{nil, nil},
+	} {
+		if got := nextRound(slices.Clone(tt.in)); !slices.Equal(got, tt.want) {
+			t.Errorf("nextRound(%v) = %v, want %v", ms(tt.in), ms(got), ms(tt.want))
 		}
 	}
 }
