@@ -1292,10 +1292,7 @@ func (p *explicitProbe) computeProxies(ctx context.Context, labelWalks []float64
 // one vertex.
 func arcSources(buf []int32, off []int32) []int32 {
 	na := int(off[len(off)-1])
-	if cap(buf) < na {
-		buf = make([]int32, na, na+na/2)
-	}
-	buf = buf[:na]
+	buf = growCap(buf, na)
 	clear(buf)
 	for _, o := range off[1 : len(off)-1] {
 		if int(o) < na {
@@ -1314,11 +1311,7 @@ func arcSources(buf []int32, off []int32) []int32 {
 // and neighbour label as a bit set, given the sources of g's arcs, and
 // false where a pair, packed as in pairGroups, does not fit in 64 bits.
 func labelPairSets(buf []uint64, g *graph.Graph, src []int32, nVL uint64) ([]uint64, bool) {
-	nv := g.N()
-	if cap(buf) < nv {
-		buf = make([]uint64, nv, nv+nv/2)
-	}
-	buf = buf[:nv]
+	buf = growCap(buf, g.N())
 	clear(buf)
 	var over uint64
 	for a, u := range g.Adj {
