@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -124,36 +123,35 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 	r := rand.New(rand.NewPCG(opt.Seed, 0x6164766963650002)) // "advice", second advisor
 	sample := newGraphSample(r, n)
 	var sub []*graph.Graph
-	m := min(n, max(sampleProbeMin, min(sampleProbeStart, n/sampleProbeShare)))
-	for len(sub) < m {
-		sub = append(sub, gs[sample.at(len(sub))])
+	take := func(m int) {
+		for len(sub) < m {
+			sub = append(sub, gs[sample.at(len(sub))])
+		}
 	}
+	m := min(n, max(sampleProbeMin, min(sampleProbeStart, n/sampleProbeShare)))
+	take(m)
 	var (
 		expl, impl         sampleCost
 		haveExpl, haveImpl bool
+		stopped            bool
 		err                error
 		// explOver is how long the explicit probe on sub ran before a
 		// race stopped it.
 		explOver time.Duration
 	)
 	for limit := raceStart; !haveExpl && !haveImpl; limit *= 4 {
-		expl, err = sampleGram(ctx, k, sub, Explicit, explicitSampleCost, limit)
-		if err == nil {
+		if expl, stopped, err = sampleGram(ctx, k, sub, Explicit, explicitSampleCost, limit); err != nil {
+			return nil, err
+		}
+		if !stopped {
 			haveExpl = true
 			break
 		}
-		if !errors.Is(err, errProbeLimit) {
-			return nil, err
-		}
 		explOver = limit
-		impl, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, limit)
-		if err == nil {
-			haveImpl = true
-			break
-		}
-		if !errors.Is(err, errProbeLimit) {
+		if impl, stopped, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, limit); err != nil {
 			return nil, err
 		}
+		haveImpl = !stopped
 	}
 	var (
 		sizes            []string
@@ -161,34 +159,38 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 		cutExpl, cutImpl bool // a probe was stopped: its prediction is a lower bound
 	)
 	share := func() float64 { return float64(m) / float64(n) }
+	// stoppedAt returns the cost on the sample of a probe stopped at
+	// limit, and the lower bound that proves on all graphs.
+	stoppedAt := func(limit time.Duration) (sampleCost, float64) {
+		return sampleCost{perGraph: limit}, limit.Seconds() / share()
+	}
 	for {
 		sizes = append(sizes, fmt.Sprint(m))
 		if !haveImpl {
 			pe = expl.scale(m, n)
 			limit := max(time.Duration(pe*share()*1e9), probeFloor)
-			if impl, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, limit); errors.Is(err, errProbeLimit) {
-				cutImpl, pi = true, limit.Seconds()/share()
-				impl = sampleCost{perGraph: limit}
-				break
-			} else if err != nil {
+			if impl, stopped, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, limit); err != nil {
 				return nil, err
+			}
+			if stopped {
+				cutImpl = true
+				impl, pi = stoppedAt(limit)
+				break
 			}
 		}
 		if !haveExpl {
 			pi = impl.scale(m, n)
 			limit := max(time.Duration(cutFactor*pi*share()*1e9), probeFloor)
-			if explOver >= limit {
-				// The race has stopped it there already.
-				cutExpl, pe = true, explOver.Seconds()/share()
-				expl = sampleCost{perGraph: explOver}
-				break
-			}
-			if expl, err = sampleGram(ctx, k, sub, Explicit, explicitSampleCost, limit); errors.Is(err, errProbeLimit) {
-				cutExpl, pe = true, limit.Seconds()/share()
-				expl = sampleCost{perGraph: limit}
-				break
-			} else if err != nil {
+			stopped = explOver >= limit
+			if stopped {
+				limit = explOver // the race stopped it there already
+			} else if expl, stopped, err = sampleGram(ctx, k, sub, Explicit, explicitSampleCost, limit); err != nil {
 				return nil, err
+			}
+			if stopped {
+				cutExpl = true
+				expl, pe = stoppedAt(limit)
+				break
 			}
 		}
 		pe, pi = expl.scale(m, n), impl.scale(m, n)
@@ -204,14 +206,12 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 			break
 		}
 		m, explOver = next, 0
-		for len(sub) < m {
-			sub = append(sub, gs[sample.at(len(sub))])
-		}
+		take(m)
 		haveExpl, haveImpl = pe <= pi, pe > pi
 		if haveExpl {
-			expl, err = sampleGram(ctx, k, sub, Explicit, explicitSampleCost, 0)
+			expl, _, err = sampleGram(ctx, k, sub, Explicit, explicitSampleCost, 0)
 		} else {
-			impl, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, 0)
+			impl, _, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, 0)
 		}
 		if err != nil {
 			return nil, err
@@ -276,13 +276,11 @@ func (c *clockLimit) Err() error {
 
 func (c *clockLimit) passed() bool { return !time.Now().Before(c.deadline) }
 
-// errProbeLimit is the cause of a probe stopped at its time limit.
-var errProbeLimit = errors.New("probe time limit")
-
 // sampleGram computes the Gram matrix of a sample by method m and splits
 // its Report's times by split. A limit > 0 stops the computation after
-// that long (kernels check between graphs and pairs) with errProbeLimit.
-func sampleGram(ctx context.Context, k Kernel, sub []*graph.Graph, m Method, split func(*Report) sampleCost, limit time.Duration) (sampleCost, error) {
+// that long (kernels check between graphs and pairs); stopped reports
+// that it did.
+func sampleGram(ctx context.Context, k Kernel, sub []*graph.Graph, m Method, split func(*Report) sampleCost, limit time.Duration) (c sampleCost, stopped bool, err error) {
 	pctx := ctx
 	var lim *clockLimit
 	if limit > 0 {
@@ -292,11 +290,11 @@ func sampleGram(ctx context.Context, k Kernel, sub []*graph.Graph, m Method, spl
 	_, rep, err := k.Gram(pctx, sub, m)
 	if err != nil {
 		if ctx.Err() == nil && lim != nil && lim.passed() {
-			return sampleCost{}, errProbeLimit
+			return sampleCost{}, true, nil
 		}
-		return sampleCost{}, fmt.Errorf("%s kernel: %s probe on %d graphs: %w", k.Name(), m, len(sub), err)
+		return sampleCost{}, false, fmt.Errorf("%s kernel: %s probe on %d graphs: %w", k.Name(), m, len(sub), err)
 	}
-	return split(rep), nil
+	return split(rep), false, nil
 }
 
 // Advise implements Advisor for the shortest-path kernel by sampling (see
