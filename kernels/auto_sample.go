@@ -46,16 +46,23 @@ const (
 )
 
 // sampleCost is a method's time on a sample, split as its Report splits it
-// into work per graph and work per pair.
+// into work per graph and work per pair. An explicit probe's pairs, its dot
+// products, are counted instead (see vecStats).
 type sampleCost struct {
 	perGraph, perPair time.Duration
+	// vecs, of an explicit probe, counts the sample's feature vectors.
+	vecs *vecStats
 }
 
 // explicitSampleCost splits an explicit Report: the maps (and the
 // preparation, e.g. refinement, scaling, GraphHopper's hop matrices, all
-// of it per graph) against the dot products of all pairs.
+// of it per graph) against the dot products of all pairs, which its
+// feature vectors' counts price.
 func explicitSampleCost(r *Report) sampleCost {
-	return sampleCost{perGraph: r.TPrep + r.TPhi + r.TWDPG, perPair: r.TDot + r.TWalks}
+	return sampleCost{
+		perGraph: r.TPrep + r.TPhi + r.TWDPG,
+		vecs:     &vecStats{nnz: float64(r.FeatureNNZ), products: float64(r.FeatureProducts), features: float64(r.Features)},
+	}
 }
 
 // implicitSampleCost splits an implicit Report: TWDPG holds per-graph work
@@ -67,27 +74,73 @@ func implicitSampleCost(r *Report) sampleCost {
 }
 
 // scale predicts the time on n graphs from c, measured on m of them: the
-// per-graph work by n/m, the pairs i ≤ j by n(n+1)/(m(m+1)).
-func (c sampleCost) scale(m, n int) float64 {
+// per-graph work by n/m, the pairs i ≤ j by n(n+1)/(m(m+1)) or, for an
+// explicit probe, as model prices its dot products on n graphs.
+func (c sampleCost) scale(m, n int, model walkModel) float64 {
 	fm, fn := float64(m), float64(n)
-	return c.perGraph.Seconds()*fn/fm + c.perPair.Seconds()*fn*(fn+1)/(fm*(fm+1))
+	t := c.perGraph.Seconds() * fn / fm
+	if c.vecs != nil {
+		return t + sumTerms(c.vecs.dotTerms(model, m, n))
+	}
+	return t + c.perPair.Seconds()*fn*(fn+1)/(fm*(fm+1))
 }
 
 // terms shows a prediction as the sampled time per graph and per pair
-// times the graphs and pairs of the data set. The names are in
-// parentheses: they are measurements, not constants of Costs.
-func (c sampleCost) terms(m, n int) []CostTerm {
+// times the graphs and pairs of the data set, or the dot products' terms.
+// The sampled times' names are in parentheses: they are measurements, not
+// constants of Costs.
+func (c sampleCost) terms(m, n int, model walkModel) []CostTerm {
 	fm, fn := float64(m), float64(n)
-	return []CostTerm{
-		{Name: "(sampled time per graph)", Count: fn, Unit: "graphs", NS: float64(c.perGraph.Nanoseconds()) / fm},
-		{Name: "(sampled time per pair)", Count: fn * (fn + 1) / 2, Unit: "pairs", NS: float64(c.perPair.Nanoseconds()) / (fm * (fm + 1) / 2)},
+	ts := []CostTerm{{Name: "(sampled time per graph)", Count: fn, Unit: "graphs", NS: float64(c.perGraph.Nanoseconds()) / fm}}
+	if c.vecs != nil {
+		return append(ts, c.vecs.dotTerms(model, m, n)...)
 	}
+	return append(ts, CostTerm{Name: "(sampled time per pair)", Count: fn * (fn + 1) / 2, Unit: "pairs", NS: float64(c.perPair.Nanoseconds()) / (fm * (fm + 1) / 2)})
+}
+
+// vecStats counts a sample's feature vectors: their non-zeros, their
+// posting products Σ_f df_f(df_f+1)/2 and their features (Report's
+// FeatureNNZ, FeatureProducts and Features).
+//
+// Their dot products are counted, not timed: those of a few graphs cost
+// little beside a Gram matrix's fixed cost, which timed and scaled by
+// n(n+1)/(m(m+1)) made the dot products of 188 MUTAG graphs 10 times
+// too dear for GraphHopper (12 ms for 1.2 ms) and those of 600 ENZYMES
+// graphs 4 to 6 times for it and for GI.
+type vecStats struct {
+	nnz, products, features float64
+}
+
+// dotTerms prices the dot products of n graphs' vectors, scaled from those
+// of m sampled graphs, with the walk kernel's constants of gramFromVecs,
+// which every kernel's explicit method shares (see dotTerms). The
+// non-zeros and the features scale by n/m, the latter a bound (see
+// featureGrowth). Σ_f df_f(df_f−1)/2 counts the pairs of distinct graphs
+// that share a feature: if each graph held feature f by itself with
+// probability p_f, its mean would be n(n−1)/2 · Σ_f p_f², of which the
+// sample's count over m(m−1)/2 is an unbiased estimate. Where the
+// features are too many to scatter, merge joins take at most |a|+|b|
+// steps, and each is taken for a turn: a bound.
+func (v *vecStats) dotTerms(model walkModel, m, n int) []CostTerm {
+	fm, fn := float64(m), float64(n)
+	nnz := v.nnz * fn / fm
+	shared := v.products - v.nnz
+	if m > 1 {
+		shared *= fn * (fn - 1) / (fm * (fm - 1))
+	}
+	ts, _ := dotTerms(model, fn, nnz, 2*shared+nnz, v.features*fn/fm, func() (float64, float64) {
+		steps := (fn + 1) * nnz
+		return steps, steps
+	})
+	return ts
 }
 
 // adviseBySampling implements Advisor for kernels whose methods' costs are
 // hard to count but cheap to measure on a few graphs: it computes the Gram
 // matrix of a random sample of m graphs by each method and scales the
-// times of its Report to all n graphs (see sampleCost.scale). The times
+// times of its Report to all n graphs, except the explicit dot products,
+// which the walk kernel's constants in opt.Costs price from the sample's
+// feature vectors (see sampleCost.scale and vecStats). The times
 // of one sample are noisy and the work of graphs varies, so the sample
 // doubles while the probes so far and the next one, as predicted from the
 // last, stay within probeShare of the faster method's predicted time. It
@@ -110,8 +163,8 @@ func (c sampleCost) terms(m, n int) []CostTerm {
 // budget), and the other within its deciding limit.
 //
 // The probes compute the same as the methods on n graphs, one thread
-// each, so the advice holds for one thread, as the kernels compute; no
-// cost constants are involved and opt.Costs is not read. The run spreads
+// each, so the advice holds for one thread, as the kernels compute. The
+// run spreads
 // over threads goroutines and the probes do not, so the budget that
 // grows the sample is probeShare/threads of the faster prediction.
 func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads int, opt AdviseOptions) (*Advice, error) {
@@ -120,6 +173,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 		return nil, fmt.Errorf("%s kernel: advice on no graphs", k.Name())
 	}
 	start := time.Now()
+	model := newWalkModel(opt.Costs)
 	r := rand.New(rand.NewPCG(opt.Seed, 0x6164766963650002)) // "advice", second advisor
 	sample := newGraphSample(r, n)
 	var sub []*graph.Graph
@@ -167,7 +221,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 	for {
 		sizes = append(sizes, fmt.Sprint(m))
 		if !haveImpl {
-			pe = expl.scale(m, n)
+			pe = expl.scale(m, n, model)
 			limit := max(time.Duration(pe*share()*1e9), probeFloor)
 			if impl, stopped, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, limit); err != nil {
 				return nil, err
@@ -179,7 +233,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 			}
 		}
 		if !haveExpl {
-			pi = impl.scale(m, n)
+			pi = impl.scale(m, n, model)
 			limit := max(time.Duration(cutFactor*pi*share()*1e9), probeFloor)
 			stopped = explOver >= limit
 			if stopped {
@@ -193,7 +247,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 				break
 			}
 		}
-		pe, pi = expl.scale(m, n), impl.scale(m, n)
+		pe, pi = expl.scale(m, n, model), impl.scale(m, n, model)
 		fast, slow := min(pe, pi), max(pe, pi)
 		if m == n || (slow >= decisive*fast && m >= sampleDecideMin) {
 			break
@@ -201,7 +255,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 		next := min(2*m, n)
 		// The next probe's cost is both methods' times on next graphs,
 		// predicted from this sample like the times on n.
-		cost := time.Since(start).Seconds() + expl.scale(m, next) + impl.scale(m, next)
+		cost := time.Since(start).Seconds() + expl.scale(m, next, model) + impl.scale(m, next, model)
 		if cost > probeShare*fast/float64(threads) {
 			break
 		}
@@ -218,7 +272,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 		}
 	}
 	how := fmt.Sprintf("Gram matrices of nested random samples of %s of %d graphs, the last scaled", strings.Join(sizes, ", "), n)
-	whyExpl := how + ": maps and preparation ×n/m, dot products ×n(n+1)/(m(m+1))"
+	whyExpl := how + ": maps and preparation ×n/m, dot products priced from the sample's non-zeros and shared features"
 	whyImpl := how + ": per-graph preparation ×n/m, pairs ×n(n+1)/(m(m+1))"
 	if cutExpl {
 		whyExpl = fmt.Sprintf("at least: the explicit probe on %d graphs was stopped at twice the sample's share of the implicit prediction, ×n/m", m)
@@ -232,7 +286,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 		// Prep stays zero: the probes prepare their samples as part of
 		// their Gram matrices, and Probe counts it.
 		Probe: time.Since(start),
-		Terms: map[Method][]CostTerm{Explicit: expl.terms(m, n), Implicit: impl.terms(m, n)},
+		Terms: map[Method][]CostTerm{Explicit: expl.terms(m, n, model), Implicit: impl.terms(m, n, model)},
 	}
 	a.Choice = Explicit
 	// A stopped explicit probe decides by itself: its lower bound is

@@ -447,7 +447,7 @@ func timeDots(ctx context.Context, vecs []Vec, reps int, gather, merge, inverted
 		return nil
 	}
 	took, err := fastest(reps, func() error {
-		_, err := gramFromVecs(ctx, vecs, nil, 1)
+		_, err := gramFromVecs(ctx, vecs, nil, 1, nil)
 		return err
 	})
 	if err != nil {

@@ -80,6 +80,10 @@ type Report struct {
 	FeatureNNZ, MaxFeatureNNZ int64
 	// Features is the number of distinct features (the dimension in use).
 	Features int64
+	// FeatureProducts is Σ_f df_f(df_f+1)/2 over the features f, df_f the
+	// vectors that hold f: the products of the dot products' posting
+	// lists, which with FeatureNNZ prices them.
+	FeatureProducts int64
 
 	// TWDPG is the time to build the weighted direct product graphs.
 	TWDPG time.Duration
@@ -105,8 +109,8 @@ func (r *Report) Total() time.Duration {
 func (r *Report) String() string {
 	switch r.Method {
 	case Explicit:
-		return fmt.Sprintf("method=explicit total=%v T_phi=%v T_dot=%v nnz=%d max_nnz=%d features=%d prep=%v",
-			r.Total(), r.TPhi, r.TDot, r.FeatureNNZ, r.MaxFeatureNNZ, r.Features, r.TPrep)
+		return fmt.Sprintf("method=explicit total=%v T_phi=%v T_dot=%v nnz=%d max_nnz=%d features=%d products=%d prep=%v",
+			r.Total(), r.TPhi, r.TDot, r.FeatureNNZ, r.MaxFeatureNNZ, r.Features, r.FeatureProducts, r.TPrep)
 	default:
 		return fmt.Sprintf("method=%s total=%v T_wdpg=%v T_walks=%v product_vertices=%d product_edges=%d pairs=%d prep=%v",
 			r.Method, r.Total(), r.TWDPG, r.TWalks, r.ProductVertices, r.ProductEdges, r.Pairs, r.TPrep)

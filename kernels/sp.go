@@ -81,8 +81,10 @@ func (k *ShortestPath) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*
 		}
 		rep.TPhi = time.Since(t)
 		noteVecs(rep, vecs)
+		// The ids are numbered from 0 by one interner.
+		rep.Features = int64(idBound(vecs))
 		t = time.Now()
-		K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, nil, threadsOr(k.Threads))
+		K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, nil, threadsOr(k.Threads), rep)
 		rep.TDot = time.Since(t)
 		return K, rep, err
 	case Implicit:

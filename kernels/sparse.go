@@ -180,18 +180,23 @@ func (a *accumulator) flushUnsorted(ids []uint32, vals []float64) ([]uint32, []f
 // that it never copies the whole feature matrix either. Both schemes add
 // each entry's products in increasing feature id, starting from zero, so
 // they give the same matrix to the bit.
-func gramFromVecs(ctx context.Context, vecs []Vec, weights []float64, threads int) (*mat.SymDense, error) {
-	return gramFromVecsInto(ctx, newGramAhead(ctx, len(vecs), 1).matrix(), vecs, weights, threads)
+// A rep that is not nil gets the vectors' FeatureProducts.
+func gramFromVecs(ctx context.Context, vecs []Vec, weights []float64, threads int, rep *Report) (*mat.SymDense, error) {
+	return gramFromVecsInto(ctx, newGramAhead(ctx, len(vecs), 1).matrix(), vecs, weights, threads, rep)
 }
 
 // gramFromVecsInto is gramFromVecs into K, a zero matrix of the size of
 // vecs, such as a gramAhead gives.
-func gramFromVecsInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads int) (*mat.SymDense, error) {
+func gramFromVecsInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads int, rep *Report) (*mat.SymDense, error) {
 	if len(vecs) == 0 {
 		return K, nil
 	}
-	if err := gramFrom(ctx, K, vecs, weights, threads, 0); err != nil {
+	products, err := gramFrom(ctx, K, vecs, weights, threads, 0)
+	if err != nil {
 		return nil, err
+	}
+	if rep != nil {
+		rep.FeatureProducts = products
 	}
 	return K, nil
 }
@@ -262,18 +267,19 @@ func (a *gramAhead) matrix() *mat.SymDense {
 
 // gramFrom fills the columns j ≥ from of the Gram matrix K of vecs, the
 // entries K_ij with i ≤ j, which must be zero, by the scheme gramFromVecs
-// chooses for all of vecs, and leaves the others as they are.
-func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads, from int) error {
+// chooses for all of vecs, and leaves the others as they are. It returns
+// the products of all of vecs's posting lists, Σ_f df_f(df_f+1)/2, which
+// chose the scheme.
+func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads, from int) (products int64, err error) {
 	n := len(vecs)
 	nnz, df := featureStats(vecs)
-	var products float64
 	for _, d := range df {
-		products += float64(d) * float64(d+1) / 2
+		products += int64(d) * int64(d+1) / 2
 	}
-	if mergeCheaper(float64(n), float64(nnz), products) {
-		return gramMergeInto(ctx, K, vecs, weights, len(df), threads, from)
+	if mergeCheaper(float64(n), float64(nnz), float64(products)) {
+		return products, gramMergeInto(ctx, K, vecs, weights, len(df), threads, from)
 	}
-	return gramBlockedInto(ctx, K, vecs, weights, &postingScratch{pos: df}, gramBlockBytes, threads, from, nil)
+	return products, gramBlockedInto(ctx, K, vecs, weights, &postingScratch{pos: df}, gramBlockBytes, threads, from, nil)
 }
 
 // featureStats returns the non-zeros of vecs and the number of vectors

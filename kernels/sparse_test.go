@@ -161,13 +161,42 @@ func TestGramFromVecsSchemes(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, threads := range []int{1, 2} {
-				got, err := gramFromVecs(ctx, vecs, nil, threads)
+				got, err := gramFromVecs(ctx, vecs, nil, threads, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
 				requireEqual(t, fmt.Sprintf("threads %d", threads), want, got)
 			}
 		})
+	}
+}
+
+// TestGramFromVecsProducts checks the posting products that gramFromVecs
+// reports, Σ_f df_f(df_f+1)/2, counted by hand.
+func TestGramFromVecsProducts(t *testing.T) {
+	vec := func(ids ...uint32) Vec {
+		return Vec{IDs: ids, Vals: make([]float64, len(ids))}
+	}
+	tests := []struct {
+		name string
+		vecs []Vec
+		want int64
+	}{
+		// Feature 1 in one vector (1), feature 2 in two (3).
+		{"shared", []Vec{vec(1, 2), vec(2), vec()}, 4},
+		// Three features, each in one vector.
+		{"disjoint", []Vec{vec(0), vec(1), vec(5)}, 3},
+		// Feature 3 in all four vectors: 4·5/2.
+		{"common", []Vec{vec(3), vec(3), vec(3), vec(3)}, 10},
+	}
+	for _, tt := range tests {
+		var rep Report
+		if _, err := gramFromVecs(context.Background(), tt.vecs, nil, 1, &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.FeatureProducts != tt.want {
+			t.Errorf("%s: products %d, want %d", tt.name, rep.FeatureProducts, tt.want)
+		}
 	}
 }
 
@@ -195,7 +224,7 @@ func TestGramFromColumn(t *testing.T) {
 						raw.Data[i*raw.Stride+j] = sentinel
 					}
 				}
-				if err := gramFrom(ctx, K, vecs, nil, threads, from); err != nil {
+				if _, err := gramFrom(ctx, K, vecs, nil, threads, from); err != nil {
 					t.Fatal(err)
 				}
 				for i := range tt.n {

@@ -179,7 +179,7 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 		}
 		rep.TPhi = time.Since(t)
 		t = time.Now()
-		K, err := gramFromVecs(ctx, vecs, weights, threadsOr(k.Threads))
+		K, err := gramFromVecs(ctx, vecs, weights, threadsOr(k.Threads), rep)
 		rep.TDot = time.Since(t)
 		return K, rep, err
 	case Implicit:

@@ -351,7 +351,7 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	noteVecs(rep, o.vecs)
 	rep.Features = int64(features)
 	t := time.Now()
-	err = gramFrom(ctx, K, o.vecs, b.weights, threads, from)
+	rep.FeatureProducts, err = gramFrom(ctx, K, o.vecs, b.weights, threads, from)
 	stop()
 	if err == nil {
 		err = o.err

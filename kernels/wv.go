@@ -124,7 +124,7 @@ func gramWVExplicit(ctx context.Context, name string, gs []*graph.Graph, w expli
 	noteVecs(rep, vecs)
 	rep.Features = int64(nf)
 	t = time.Now()
-	K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, nil, threads)
+	K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, nil, threads, rep)
 	rep.TDot += time.Since(t)
 	return K, err
 }
