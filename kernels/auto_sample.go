@@ -3,8 +3,10 @@ package kernels
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gkbench/gkbench/graph"
@@ -33,8 +35,8 @@ const (
 	// cutFactor is how much slower than the implicit prediction a
 	// stopped explicit probe proves the explicit method.
 	cutFactor = 2
-	// raceStart is the first limit of the first probes (see
-	// adviseBySampling), and probeFloor the least limit of any probe.
+	// raceStart is the first limit of the first probes on one thread (see
+	// raceInTurn), and probeFloor the least limit of any probe.
 	// Started at 0.25 ms, the race of 100 ENZYMES graphs for
 	// GraphHopper stopped both probes twice before the explicit one, of
 	// 1.5 ms, could finish: its probes took 7.8 ms, 4.6 ms from 2 ms. On
@@ -140,33 +142,34 @@ func (v *vecStats) dotTerms(model walkModel, m, n int) []CostTerm {
 // matrix of a random sample of m graphs by each method and scales the
 // times of its Report to all n graphs, except the explicit dot products,
 // which the walk kernel's constants in opt.Costs price from the sample's
-// feature vectors (see sampleCost.scale and vecStats). The times
-// of one sample are noisy and the work of graphs varies, so the sample
-// doubles while the probes so far and the next one, as predicted from the
-// last, stay within probeShare of the faster method's predicted time. It
-// stops early once one method is predicted decisive times faster on at
-// least sampleDecideMin graphs, or when the sample holds every graph.
-// Samples are nested: each doubling adds graphs to the previous sample,
-// drawn by opt.Seed.
+// feature vectors (see sampleCost.scale and vecStats). The times of one
+// sample are noisy and the work of graphs varies, so the sample doubles
+// while the probes so far and the next one, as predicted from the last,
+// stay within probeShare of the faster method's predicted time. It stops
+// early once one method is predicted decisive times faster on at least
+// sampleDecideMin graphs, or when the sample holds every graph. Samples
+// are nested: each doubling adds graphs to the previous sample, drawn by
+// opt.Seed.
 //
 // Either method can be far the slower, and a probe of the slower one
 // alone can cost more than the faster run: on 200 ENZYMES graphs, the
 // implicit shortest-path kernel took 8 ms on 8 graphs, whose explicit
-// run takes 12 ms on all. So the first two probes race: each runs within
-// a limit, from raceStart up by four times a round, until one finishes.
-// The other then runs within the limit that decides if it is reached: the
-// sample's share m/n of the finished method's prediction for an implicit
-// probe, whose time scales by at least n/m (its pairs by more), and
-// cutFactor times that for an explicit one (see cutFactor). A stopped
-// probe makes its prediction a lower bound, which decides. Later samples
-// run the faster method first, without a limit (its cost is within the
-// budget), and the other within its deciding limit.
+// run takes 12 ms on all. So once one probe of a sample has finished, the
+// other runs within the limit that decides if it is reached: the sample's
+// share m/n of the finished method's prediction for an implicit probe,
+// whose time scales by at least n/m (its pairs by more), and cutFactor
+// times that for an explicit one (see cutFactor). A stopped probe makes
+// its prediction a lower bound, which decides. On one thread the first
+// two probes race (see raceInTurn), and later samples run the faster
+// method first, without a limit (its cost is within the budget), and the
+// other within its deciding limit. On more, both probes of a sample run
+// at once (see probeAtOnce).
 //
 // The probes compute the same as the methods on n graphs, one thread
 // each, so the advice holds for one thread, as the kernels compute. The
-// run spreads
-// over threads goroutines and the probes do not, so the budget that
-// grows the sample is probeShare/threads of the faster prediction.
+// run spreads over threads goroutines and each probe does not, so the
+// budget that grows the sample is probeShare/threads of the faster
+// prediction.
 func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads int, opt AdviseOptions) (*Advice, error) {
 	n := len(gs)
 	if n == 0 {
@@ -184,68 +187,57 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 	}
 	m := min(n, max(sampleProbeMin, min(sampleProbeStart, n/sampleProbeShare)))
 	take(m)
-	var (
-		expl, impl         sampleCost
-		haveExpl, haveImpl bool
-		stopped            bool
-		err                error
-		// explOver is how long the explicit probe on sub ran before a
-		// race stopped it.
-		explOver time.Duration
-	)
-	for limit := raceStart; !haveExpl && !haveImpl; limit *= 4 {
-		if expl, stopped, err = sampleGram(ctx, k, sub, Explicit, explicitSampleCost, limit); err != nil {
-			return nil, err
-		}
-		if !stopped {
-			haveExpl = true
-			break
-		}
-		explOver = limit
-		if impl, stopped, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, limit); err != nil {
-			return nil, err
-		}
-		haveImpl = !stopped
-	}
-	var (
-		sizes            []string
-		pe, pi           float64
-		cutExpl, cutImpl bool // a probe was stopped: its prediction is a lower bound
-	)
 	share := func() float64 { return float64(m) / float64(n) }
+	// decidingLimit is the limit of the other method's probe once that
+	// of done has cost c.
+	decidingLimit := func(done Method, c sampleCost) time.Duration {
+		if done == Explicit {
+			return max(time.Duration(c.scale(m, n, model)*share()*1e9), probeFloor)
+		}
+		return max(time.Duration(cutFactor*c.scale(m, n, model)*share()*1e9), probeFloor)
+	}
 	// stoppedAt returns the cost on the sample of a probe stopped at
 	// limit, and the lower bound that proves on all graphs.
 	stoppedAt := func(limit time.Duration) (sampleCost, float64) {
 		return sampleCost{perGraph: limit}, limit.Seconds() / share()
 	}
+	var (
+		sizes            []string
+		expl, impl       sampleCost
+		pe, pi           float64
+		cutExpl, cutImpl bool // a probe was stopped: its prediction is a lower bound
+	)
 	for {
 		sizes = append(sizes, fmt.Sprint(m))
-		if !haveImpl {
-			pe = expl.scale(m, n, model)
-			limit := max(time.Duration(pe*share()*1e9), probeFloor)
-			if impl, stopped, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, limit); err != nil {
-				return nil, err
-			}
-			if stopped {
-				cutImpl = true
-				impl, pi = stoppedAt(limit)
-				break
-			}
+		var (
+			st  probeStage
+			err error
+		)
+		switch {
+		case threads > 1:
+			st, err = probeAtOnce(ctx, k, sub, decidingLimit)
+		case len(sizes) == 1:
+			st, err = raceInTurn(ctx, k, sub, decidingLimit)
+		case pe <= pi:
+			st, err = probeInTurn(ctx, k, sub, Explicit, decidingLimit)
+		default:
+			st, err = probeInTurn(ctx, k, sub, Implicit, decidingLimit)
 		}
-		if !haveExpl {
+		if err != nil {
+			return nil, err
+		}
+		expl, impl = st.costs[0], st.costs[1]
+		if st.stops[1] > 0 {
+			cutImpl = true
+			impl, pi = stoppedAt(st.stops[1])
+			pe = expl.scale(m, n, model)
+			break
+		}
+		if st.stops[0] > 0 {
+			cutExpl = true
+			expl, pe = stoppedAt(st.stops[0])
 			pi = impl.scale(m, n, model)
-			limit := max(time.Duration(cutFactor*pi*share()*1e9), probeFloor)
-			stopped = explOver >= limit
-			if stopped {
-				limit = explOver // the race stopped it there already
-			} else if expl, stopped, err = sampleGram(ctx, k, sub, Explicit, explicitSampleCost, limit); err != nil {
-				return nil, err
-			}
-			if stopped {
-				cutExpl = true
-				expl, pe = stoppedAt(limit)
-				break
-			}
+			break
 		}
 		pe, pi = expl.scale(m, n, model), impl.scale(m, n, model)
 		fast, slow := min(pe, pi), max(pe, pi)
@@ -259,17 +251,8 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 		if cost > probeShare*fast/float64(threads) {
 			break
 		}
-		m, explOver = next, 0
+		m = next
 		take(m)
-		haveExpl, haveImpl = pe <= pi, pe > pi
-		if haveExpl {
-			expl, _, err = sampleGram(ctx, k, sub, Explicit, explicitSampleCost, 0)
-		} else {
-			impl, _, err = sampleGram(ctx, k, sub, Implicit, implicitSampleCost, 0)
-		}
-		if err != nil {
-			return nil, err
-		}
 	}
 	how := fmt.Sprintf("Gram matrices of nested random samples of %s of %d graphs, the last scaled", strings.Join(sizes, ", "), n)
 	whyExpl := how + ": maps and preparation ×n/m, dot products priced from the sample's non-zeros and shared features"
@@ -298,23 +281,174 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 	return a, nil
 }
 
-// clockLimit is the context of a probe with a time limit: its Err reads
-// the clock. A context's timer, which Done waits for, fired a millisecond
-// late at the earliest on a 2-core VM (the resolution of its timers),
-// four times the limit of the smallest probes. The kernels poll Err
-// between graphs and pairs, and a probe runs on one goroutine, so Done
-// stays the parent's.
+// probeStage is what the probes of one sample found, explicit first: a
+// method's cost, or the limit at which its probe was stopped (zero if it
+// was not).
+type probeStage struct {
+	costs [2]sampleCost
+	stops [2]time.Duration
+}
+
+// methodIndex is m's index in a probeStage, and methodSplit how its
+// Report splits.
+func methodIndex(m Method) int {
+	if m == Explicit {
+		return 0
+	}
+	return 1
+}
+
+func methodSplit(m Method) func(*Report) sampleCost {
+	if m == Explicit {
+		return explicitSampleCost
+	}
+	return implicitSampleCost
+}
+
+func otherMethod(m Method) Method {
+	if m == Explicit {
+		return Implicit
+	}
+	return Explicit
+}
+
+// probeInTurn runs first's probe of sub without a limit and then the
+// other's within decidingLimit.
+func probeInTurn(ctx context.Context, k Kernel, sub []*graph.Graph, first Method, decidingLimit func(Method, sampleCost) time.Duration) (probeStage, error) {
+	var st probeStage
+	c, _, err := sampleGram(k, sub, first, newClockLimit(ctx))
+	if err != nil {
+		return st, err
+	}
+	st.costs[methodIndex(first)] = c
+	return probeWithin(ctx, k, sub, otherMethod(first), decidingLimit(first, c), st)
+}
+
+// probeWithin runs m's probe of sub within limit and notes it in st.
+func probeWithin(ctx context.Context, k Kernel, sub []*graph.Graph, m Method, limit time.Duration, st probeStage) (probeStage, error) {
+	lim := newClockLimit(ctx)
+	lim.set(limit)
+	c, stopped, err := sampleGram(k, sub, m, lim)
+	st.costs[methodIndex(m)] = c
+	if stopped {
+		st.stops[methodIndex(m)] = limit
+	}
+	return st, err
+}
+
+// raceInTurn runs the first probes of sub on one thread: each runs within
+// a limit, the explicit one first, from raceStart up by four times a
+// round, until one finishes. The other then runs within decidingLimit,
+// unless the race stopped the explicit one beyond that already.
+func raceInTurn(ctx context.Context, k Kernel, sub []*graph.Graph, decidingLimit func(Method, sampleCost) time.Duration) (probeStage, error) {
+	var st probeStage
+	for limit := raceStart; ; limit *= 4 {
+		race, err := probeWithin(ctx, k, sub, Explicit, limit, st)
+		if err != nil {
+			return st, err
+		}
+		if race.stops[0] == 0 {
+			return probeWithin(ctx, k, sub, Implicit, decidingLimit(Explicit, race.costs[0]), race)
+		}
+		if race, err = probeWithin(ctx, k, sub, Implicit, limit, race); err != nil {
+			return st, err
+		}
+		if race.stops[1] == 0 {
+			if explLimit := decidingLimit(Implicit, race.costs[1]); limit < explLimit {
+				race.stops[0] = 0
+				return probeWithin(ctx, k, sub, Explicit, explLimit, race)
+			}
+			return race, nil // the race stopped the explicit probe beyond its limit already
+		}
+	}
+}
+
+// probeAtOnce runs the probes of sub by both methods at once, each on a
+// goroutine of its own, for kernels with the threads for it: the first to
+// finish sets the other's deciding limit, counted from the other's start,
+// which stops it at its next check if it has run longer already. So the
+// probes take about the longer of the two, where one after the other
+// took their sum: the explicit probe of the sample and the implicit one
+// within its deciding limit, each about the sample's share of the
+// explicit run, were 10–20% of the two-thread runs of sp and gi on MUTAG
+// and on 200 ENZYMES graphs.
+func probeAtOnce(ctx context.Context, k Kernel, sub []*graph.Graph, decidingLimit func(Method, sampleCost) time.Duration) (probeStage, error) {
+	type result struct {
+		m       Method
+		c       sampleCost
+		stopped bool
+		err     error
+	}
+	methods := [2]Method{Explicit, Implicit}
+	lims := [2]*clockLimit{newClockLimit(ctx), newClockLimit(ctx)}
+	done := make(chan result, len(methods))
+	for i, m := range methods {
+		go func() {
+			c, stopped, err := sampleGram(k, sub, m, lims[i])
+			done <- result{m, c, stopped, err}
+		}()
+	}
+	var (
+		st       probeStage
+		firstErr error
+	)
+	for n := range methods {
+		r := <-done
+		i, other := methodIndex(r.m), methodIndex(otherMethod(r.m))
+		switch {
+		case r.err != nil:
+			if firstErr == nil {
+				firstErr = r.err
+			}
+			lims[other].set(0)
+		case r.stopped:
+			st.stops[i] = lims[i].limit()
+		default:
+			st.costs[i] = r.c
+			if n == 0 {
+				lims[other].set(decidingLimit(r.m, r.c))
+			}
+		}
+	}
+	return st, firstErr
+}
+
+// clockLimit is the context of a probe with a time limit, which may be
+// set while the probe runs: its Err reads the clock. A context's timer,
+// which Done waits for, fired a millisecond late at the earliest on a
+// 2-core VM (the resolution of its timers), four times the limit of the
+// smallest probes. The kernels poll Err between graphs and pairs, and a
+// probe runs on one goroutine, so Done stays the parent's.
 type clockLimit struct {
 	context.Context
-	deadline time.Time
+	start time.Time
+	// max is the limit in nanoseconds from start, math.MaxInt64 until
+	// set.
+	max atomic.Int64
 }
+
+// newClockLimit returns a limit on ctx, starting now, that is not set.
+func newClockLimit(ctx context.Context) *clockLimit {
+	c := &clockLimit{Context: ctx, start: time.Now()}
+	c.max.Store(math.MaxInt64)
+	return c
+}
+
+// set limits the probe to d from its start.
+func (c *clockLimit) set(d time.Duration) { c.max.Store(int64(d)) }
+
+// limit returns the limit set.
+func (c *clockLimit) limit() time.Duration { return time.Duration(c.max.Load()) }
 
 // Deadline implements context.Context.
 func (c *clockLimit) Deadline() (time.Time, bool) {
-	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
-		return d, true
+	d, ok := c.Context.Deadline()
+	if m := c.max.Load(); m != math.MaxInt64 {
+		if own := c.start.Add(time.Duration(m)); !ok || own.Before(d) {
+			return own, true
+		}
 	}
-	return c.deadline, true
+	return d, ok
 }
 
 // Err implements context.Context.
@@ -328,27 +462,21 @@ func (c *clockLimit) Err() error {
 	return nil
 }
 
-func (c *clockLimit) passed() bool { return !time.Now().Before(c.deadline) }
+func (c *clockLimit) passed() bool { return time.Since(c.start) >= c.limit() }
 
-// sampleGram computes the Gram matrix of a sample by method m and splits
-// its Report's times by split. A limit > 0 stops the computation after
-// that long (kernels check between graphs and pairs); stopped reports
-// that it did.
-func sampleGram(ctx context.Context, k Kernel, sub []*graph.Graph, m Method, split func(*Report) sampleCost, limit time.Duration) (c sampleCost, stopped bool, err error) {
-	pctx := ctx
-	var lim *clockLimit
-	if limit > 0 {
-		lim = &clockLimit{Context: ctx, deadline: time.Now().Add(limit)}
-		pctx = lim
-	}
-	_, rep, err := k.Gram(pctx, sub, m)
+// sampleGram computes the Gram matrix of a sample by method m within lim
+// and splits its Report's times as m's probes do (see methodSplit). The
+// kernels check lim between graphs and pairs; stopped reports that its
+// limit stopped the computation.
+func sampleGram(k Kernel, sub []*graph.Graph, m Method, lim *clockLimit) (c sampleCost, stopped bool, err error) {
+	_, rep, err := k.Gram(lim, sub, m)
 	if err != nil {
-		if ctx.Err() == nil && lim != nil && lim.passed() {
+		if lim.Context.Err() == nil && lim.passed() {
 			return sampleCost{}, true, nil
 		}
 		return sampleCost{}, false, fmt.Errorf("%s kernel: %s probe on %d graphs: %w", k.Name(), m, len(sub), err)
 	}
-	return split(rep), false, nil
+	return methodSplit(m)(rep), false, nil
 }
 
 // Advise implements Advisor for the shortest-path kernel by sampling (see

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -107,17 +108,39 @@ func TestSamplingAdvisor(t *testing.T) {
 			if slack := time.Duration(0.25*float64(chosen)) + time.Millisecond; a.Probe > slack {
 				t.Errorf("probes took %v, more than %v", a.Probe, slack)
 			}
-			for i := 0; i < 2; i++ {
-				b, err := adv.Advise(ctx, gs, AdviseOptions{Seed: 1})
+			// Again on one thread, and on two, where the probes run
+			// at once (probeAtOnce).
+			for _, threads := range []int{1, 2} {
+				b, err := withThreads(c.k, threads).(Advisor).Advise(ctx, gs, AdviseOptions{Seed: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if b.Choice != a.Choice {
-					t.Errorf("advice %d chose %s, the first %s: %s", i+2, b.Choice, a.Choice, b)
+					t.Errorf("advice on %d threads chose %s, the first %s: %s", threads, b.Choice, a.Choice, b)
 				}
 			}
 		})
 	}
+}
+
+// withThreads returns a copy of the sampling advisor's kernel k on threads
+// goroutines.
+func withThreads(k Kernel, threads int) Kernel {
+	switch k := k.(type) {
+	case *ShortestPath:
+		c := *k
+		c.Threads = threads
+		return &c
+	case *GraphInvariant:
+		c := *k
+		c.Threads = threads
+		return &c
+	case *GraphHopper:
+		c := *k
+		c.Threads = threads
+		return &c
+	}
+	panic(fmt.Sprintf("withThreads: %T", k))
 }
 
 // The kernels that have both methods can choose: Supports reports auto.
@@ -143,6 +166,7 @@ func TestSamplingAdvisorEmpty(t *testing.T) {
 // large pair (see spCheckWork).
 type costKernel struct {
 	perGraph, perPair time.Duration
+	threads           int
 }
 
 func (c *costKernel) Name() string      { return "cost" }
@@ -177,7 +201,7 @@ func (c *costKernel) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*ma
 	return mat.NewSymDense(n, nil), rep, nil
 }
 func (c *costKernel) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
-	return adviseBySampling(ctx, c, gs, 1, opt)
+	return adviseBySampling(ctx, c, gs, threadsOr(c.threads), opt)
 }
 
 // TestSamplingAdvisorStops checks that a probe of the far slower method
@@ -187,24 +211,36 @@ func (c *costKernel) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOp
 // graphs, run first, took 72 ms; and an explicit method of 5 ms a graph
 // (0.5 s) against an implicit one of 5 µs a pair (25 ms), where the
 // explicit probe of 4 graphs, 20 ms, is stopped by the race at 5 ms
-// (raceStart), which decides. The probes' bounds leave room for a busy
-// machine: the expected probes take 0.2 and 5.1 ms.
+// (raceStart), which decides, on one thread. On two, the probes run at
+// once (probeAtOnce): the implicit one, 50 µs, sets the explicit one's
+// limit, twice the sample's share 4/100 of 25 ms, 2 ms. So the lower
+// bound it proves is 2 ms × 100/4 = 50 ms, where the race's proves 125
+// ms. The probes' bounds leave room for a busy machine: the expected
+// probes take 0.2 and 5.1 ms on one thread, 0.1 and 2 ms on two.
 func TestSamplingAdvisorStops(t *testing.T) {
 	gs := make([]*graph.Graph, 100)
 	for i := range gs {
 		gs[i] = tinyPath
 	}
+	implicitSlow := costKernel{perGraph: 20 * time.Microsecond, perPair: 2 * time.Millisecond}
+	explicitSlow := costKernel{perGraph: 5 * time.Millisecond, perPair: 5 * time.Microsecond}
 	for _, tc := range []struct {
 		name      string
-		k         *costKernel
+		k         costKernel
+		threads   int
 		want      Method
 		lower     Method // the method predicted at least
+		lowerMost float64
 		probeMost time.Duration
 	}{
-		{"implicit slow", &costKernel{perGraph: 20 * time.Microsecond, perPair: 2 * time.Millisecond}, Explicit, Implicit, 5 * time.Millisecond},
-		{"explicit slow", &costKernel{perGraph: 5 * time.Millisecond, perPair: 5 * time.Microsecond}, Implicit, Explicit, 10 * time.Millisecond},
+		{"implicit slow", implicitSlow, 1, Explicit, Implicit, math.Inf(1), 5 * time.Millisecond},
+		{"explicit slow", explicitSlow, 1, Implicit, Explicit, math.Inf(1), 10 * time.Millisecond},
+		{"implicit slow, at once", implicitSlow, 2, Explicit, Implicit, math.Inf(1), 5 * time.Millisecond},
+		{"explicit slow, at once", explicitSlow, 2, Implicit, Explicit, 0.1, 10 * time.Millisecond},
 	} {
-		a, err := tc.k.Advise(context.Background(), gs, AdviseOptions{Seed: 1})
+		k := tc.k
+		k.threads = tc.threads
+		a, err := k.Advise(context.Background(), gs, AdviseOptions{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,8 +248,8 @@ func TestSamplingAdvisorStops(t *testing.T) {
 		if tc.lower == Implicit {
 			lower = a.Implicit
 		}
-		if a.Choice != tc.want || !strings.HasPrefix(lower.Why, "at least") || a.Probe > tc.probeMost {
-			t.Errorf("%s: %v; want %s, the %s prediction a lower bound, probes within %v", tc.name, a, tc.want, tc.lower, tc.probeMost)
+		if a.Choice != tc.want || !strings.HasPrefix(lower.Why, "at least") || lower.Seconds > tc.lowerMost || a.Probe > tc.probeMost {
+			t.Errorf("%s: %v; want %s, the %s prediction a lower bound below %g s, probes within %v", tc.name, a, tc.want, tc.lower, tc.lowerMost, tc.probeMost)
 		}
 	}
 }
