@@ -371,9 +371,6 @@ func (s *Spec) Plan(profile string, threads int) (*Plan, error) {
 	}
 	if threads > 0 {
 		p.Measure.Threads = threads
-		if k := s.singleThreaded(threads); k != "" {
-			return nil, fmt.Errorf("threads %d: kernel %s is single-threaded (it has no threads parameter)", threads, k)
-		}
 	}
 	p.expand()
 	return p, nil

@@ -432,46 +432,8 @@ func (s *Spec) build(raw *rawSpec) error {
 		if err := s.checkKernelAxes(axes); err != nil {
 			return err
 		}
-		m, l := s.Measure, s.Limits
-		if name != "" {
-			o := s.Overrides[name]
-			o.apply(&m, &l)
-		}
-		if err := s.checkThreads(m.Threads, measurePath(name, "threads")); err != nil {
-			return err
-		}
 	}
 	return nil
-}
-
-func measurePath(profile, field string) string {
-	if profile == "" {
-		return "measure." + field
-	}
-	return "profiles." + profile + ".measure." + field
-}
-
-// checkThreads rejects more than one thread for a kernel that has no
-// threads parameter, rather than silently measuring one thread.
-func (s *Spec) checkThreads(threads int, path string) error {
-	if k := s.singleThreaded(threads); k != "" {
-		return s.errf(path, "kernel %s is single-threaded (it has no threads parameter); threads must be 1", k)
-	}
-	return nil
-}
-
-// singleThreaded returns a kernel of the spec that cannot use the given
-// number of threads, or "".
-func (s *Spec) singleThreaded(threads int) string {
-	if threads <= 1 {
-		return ""
-	}
-	for _, k := range s.Kernels {
-		if !kernelHasParam(k.Name, "threads") {
-			return k.Name
-		}
-	}
-	return ""
 }
 
 func kernelHasParam(kernel, param string) bool {

@@ -131,10 +131,6 @@ func TestParseSpecErrors(t *testing.T) {
 			"x.yaml:9: field methods[1]: method explicit listed twice"},
 		{"no methods", func(t *testing.T) string { return mutate(t, "[explicit, implicit]", "[]") },
 			"x.yaml:9: field methods: missing or empty; list explicit, implicit or both"},
-		{"threads without support", func(t *testing.T) string {
-			src := mutate(t, "{repetitions: 2}", "{repetitions: 2, threads: 2}")
-			return strings.Replace(src, "  - name: walk\n    params: {length: 2}\n", "  - name: grw\n    params: {gamma: 0.1}\n    methods: [implicit]\n", 1)
-		}, "x.yaml:14: field measure.threads: kernel grw is single-threaded (it has no threads parameter); threads must be 1"},
 		// Ranges and axes.
 		{"step zero", func(t *testing.T) string { return mutate(t, "step: 0.5", "step: 0") },
 			"x.yaml:11: field grid.pv.step: must be > 0"},

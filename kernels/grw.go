@@ -38,6 +38,11 @@ type GeometricWalk struct {
 	// Vertex and Edge are the base kernels; nil means Dirac on labels.
 	Vertex VertexKernel
 	Edge   EdgeKernel
+	// Threads is the number of goroutines of the pairs: 0 or 1 is one, a
+	// negative number every core. The matrix is the same for any number.
+	// Where the series diverges, the pair named is the first found: on
+	// more than one thread it may be another than on one.
+	Threads int
 }
 
 // maxGRWTerms bounds the series when neither convergence nor divergence has
@@ -47,8 +52,9 @@ const maxGRWTerms = 100000
 func newGRWFromParams(p Params) (Kernel, error) {
 	r := &paramReader{kernel: "grw", p: p}
 	g := &GeometricWalk{
-		Gamma: r.floatAbove("gamma", 0, 0),
-		Terms: r.int("terms", 0, 0, maxGRWTerms, false),
+		Gamma:   r.floatAbove("gamma", 0, 0),
+		Terms:   r.int("terms", 0, 0, maxGRWTerms, false),
+		Threads: r.threads(),
 	}
 	if _, ok := p["gamma"]; !ok {
 		r.fail("gamma", "required")
@@ -100,16 +106,23 @@ func (k *GeometricWalk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (
 	if n == 0 {
 		return &mat.SymDense{}, rep, nil
 	}
-	K := mat.NewSymDense(n, nil)
-	raw := K.RawSymmetric()
 	// The product graphs are those of the walk kernel with the same base
-	// kernels; the walk phase is replaced by the geometric series.
-	pw := newPairWorkspace(&Walk{Vertex: k.Vertex, Edge: k.Edge}, gs, false)
-	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, rep, err
-		}
+	// kernels; the walk phase is replaced by the geometric series. The
+	// rows spread over the threads as the walk kernel's do, each worker
+	// with a workspace of its own.
+	threads := threadsOr(k.Threads)
+	pws := []*pairWorkspace{newPairWorkspace(&Walk{Vertex: k.Vertex, Edge: k.Edge}, gs, false)}
+	for w := 1; w < min(threads, n); w++ {
+		pws = append(pws, pws[0].clone())
+	}
+	K, err := gramRows(ctx, n, threads, rep, func(w, i int, out []float64, r *Report) error {
+		pw := pws[w]
 		for j := i; j < n; j++ {
+			if (j-i)%64 == 63 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			t0 := time.Now()
 			if pw.dirac {
 				pw.productDirac(gs[i], gs[j])
@@ -119,18 +132,19 @@ func (k *GeometricWalk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (
 			t1 := time.Now()
 			v, rho, err := k.series(pw)
 			pw.clearIndex(gs[j])
-			rep.TWDPG += t1.Sub(t0)
-			rep.TWalks += time.Since(t1)
-			rep.ProductVertices += int64(len(pw.pu))
-			rep.ProductEdges += pw.edges()
-			rep.Pairs++
+			r.TWDPG += t1.Sub(t0)
+			r.TWalks += time.Since(t1)
+			r.ProductVertices += int64(len(pw.pu))
+			r.ProductEdges += pw.edges()
+			r.Pairs++
 			if err != nil {
-				return nil, rep, &DivergenceError{Gamma: k.Gamma, I: i, J: j, RhoLower: rho}
+				return &DivergenceError{Gamma: k.Gamma, I: i, J: j, RhoLower: rho}
 			}
-			raw.Data[i*raw.Stride+j] = v
+			out[j-i] = v
 		}
-	}
-	return K, rep, nil
+		return nil
+	})
+	return K, rep, err
 }
 
 // series sums Σ γ^l 1ᵀ r_l on the product graph in pw. On divergence it

@@ -3,6 +3,7 @@ package kernels
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -202,6 +203,8 @@ func TestGRWParams(t *testing.T) {
 		{Params{"gamma": "1"}, true},
 		{Params{"gamma": "0.1", "terms": "-1"}, true},
 		{Params{"gamma": "0.1", "length": "2"}, true},
+		{Params{"gamma": "0.1", "threads": "2"}, false},
+		{Params{"gamma": "0.1", "threads": "0"}, true},
 	}
 	for _, tc := range tests {
 		_, err := New("grw", tc.p)
@@ -211,5 +214,51 @@ func TestGRWParams(t *testing.T) {
 	}
 	if _, _, err := (&GeometricWalk{Gamma: 0.1}).Gram(context.Background(), nil, Explicit); err == nil {
 		t.Error("explicit GRW: no error")
+	}
+}
+
+// TestGRWThreads checks that the Gram matrix and the Report's counters on
+// 2 and 3 threads equal, bit for bit, those on one: each pair's series is
+// summed by one worker, with the same arithmetic. It covers the Dirac
+// product graphs, the generic ones of a vertex kernel that is not Dirac
+// by type (slowDirac), and a truncated series. A diverging series is a
+// DivergenceError on any number of threads.
+func TestGRWThreads(t *testing.T) {
+	gs := graphtest.Dataset(t, "MUTAG").Graphs[:50]
+	for _, tc := range []struct {
+		name string
+		k    GeometricWalk
+	}{
+		{"dirac", GeometricWalk{Gamma: 0.05}},
+		{"generic", GeometricWalk{Gamma: 0.05, Vertex: slowDirac{}}},
+		{"truncated", GeometricWalk{Gamma: 0.2, Terms: 6}},
+	} {
+		k := tc.k
+		want, wantRep, err := k.Gram(context.Background(), gs, Implicit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, threads := range []int{2, 3} {
+			k.Threads = threads
+			got, rep, err := k.Gram(threadsContext(threads), gs, Implicit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireEqual(t, fmt.Sprintf("%s, %d threads", tc.name, threads), want, got)
+			if c := spCounters(rep); c != spCounters(wantRep) {
+				t.Errorf("%s, %d threads: counters %+v, want %+v", tc.name, threads, c, spCounters(wantRep))
+			}
+		}
+	}
+	// MUTAG's molecules have rings, and a cycle has spectral radius 2;
+	// the product graph of a graph with itself holds the graph (its
+	// diagonal), and a subgraph's radius bounds the graph's from below,
+	// so γ = 0.9 diverges.
+	for _, threads := range []int{1, 2} {
+		_, _, err := (&GeometricWalk{Gamma: 0.9, Threads: threads}).Gram(threadsContext(threads), gs, Implicit)
+		var de *DivergenceError
+		if !errors.As(err, &de) {
+			t.Errorf("%d threads: err = %v, want a DivergenceError", threads, err)
+		}
 	}
 }

@@ -67,6 +67,7 @@ func registry() map[string]factory {
 			params: []ParamDoc{
 				{Name: "gamma", Doc: "decay 0 < gamma < 1 (required); the series must converge on every pair"},
 				{Name: "terms", Default: "0", Doc: "> 0: sum walk lengths 0..terms-1 only; 0: sum until converged"},
+				threadsParamDoc(),
 			},
 			build: newGRWFromParams,
 		},
@@ -208,8 +209,8 @@ func (r *paramReader) floatAbove(key string, def, lo float64) float64 {
 	return v
 }
 
-// threadsParamDoc documents the threads parameter of every kernel that
-// has one.
+// threadsParamDoc documents the threads parameter, which every kernel has
+// (TestEveryKernelHasThreads).
 func threadsParamDoc() ParamDoc {
 	return ParamDoc{Name: "threads", Default: "1", Doc: "goroutines of the explicit maps and dot products and of the implicit pairs; the matrix is the same for any number"}
 }
