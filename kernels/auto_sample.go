@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -363,54 +364,47 @@ func raceInTurn(ctx context.Context, k Kernel, sub []*graph.Graph, decidingLimit
 	}
 }
 
-// probeAtOnce runs the probes of sub by both methods at once, each on a
-// goroutine of its own, for kernels with the threads for it: the first to
-// finish sets the other's deciding limit, counted from the other's start,
-// which stops it at its next check if it has run longer already. So the
-// probes take about the longer of the two, where one after the other
-// took their sum: the explicit probe of the sample and the implicit one
-// within its deciding limit, each about the sample's share of the
-// explicit run, were 10–20% of the two-thread runs of sp and gi on MUTAG
-// and on 200 ENZYMES graphs.
+// probeAtOnce runs the probes of sub by both methods at once, the
+// implicit one on a helper of ctx's Crew or a goroutine of its own (see
+// goWith), for kernels with the threads for it: the first to finish sets
+// the other's deciding limit, counted from the other's start, which stops
+// it at its next check if it has run longer already. So the probes take
+// about the longer of the two, where one after the other took their sum:
+// the explicit probe of the sample and the implicit one within its
+// deciding limit, each about the sample's share of the explicit run, were
+// 10–20% of the two-thread runs of sp and gi on MUTAG and on 200 ENZYMES
+// graphs.
 func probeAtOnce(ctx context.Context, k Kernel, sub []*graph.Graph, decidingLimit func(Method, sampleCost) time.Duration) (probeStage, error) {
-	type result struct {
-		m       Method
-		c       sampleCost
-		stopped bool
-		err     error
-	}
 	methods := [2]Method{Explicit, Implicit}
 	lims := [2]*clockLimit{newClockLimit(ctx), newClockLimit(ctx)}
-	done := make(chan result, len(methods))
-	for i, m := range methods {
-		go func() {
-			c, stopped, err := sampleGram(k, sub, m, lims[i])
-			done <- result{m, c, stopped, err}
-		}()
-	}
 	var (
-		st       probeStage
-		firstErr error
+		st    probeStage
+		errs  [2]error
+		first atomic.Bool
 	)
-	for n := range methods {
-		r := <-done
-		i, other := methodIndex(r.m), methodIndex(otherMethod(r.m))
+	probe := func(i int) {
+		c, stopped, err := sampleGram(k, sub, methods[i], lims[i])
 		switch {
-		case r.err != nil:
-			if firstErr == nil {
-				firstErr = r.err
-			}
-			lims[other].set(0)
-		case r.stopped:
+		case err != nil:
+			errs[i] = err
+			lims[1-i].set(0)
+		case stopped:
 			st.stops[i] = lims[i].limit()
 		default:
-			st.costs[i] = r.c
-			if n == 0 {
-				lims[other].set(decidingLimit(r.m, r.c))
+			st.costs[i] = c
+			if first.CompareAndSwap(false, true) {
+				lims[1-i].set(decidingLimit(methods[i], c))
 			}
 		}
 	}
-	return st, firstErr
+	done := make(chan struct{})
+	goWith(ctx, func() {
+		defer close(done)
+		probe(1)
+	})
+	probe(0)
+	<-done
+	return st, cmp.Or(errs[0], errs[1])
 }
 
 // clockLimit is the context of a probe with a time limit, which may be
