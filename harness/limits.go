@@ -118,7 +118,7 @@ type outcome struct {
 // (nil: the kernels' defaults). Only the Gram call is timed; garbage from
 // earlier runs is collected first so that it counts neither against the
 // limit nor in the peak.
-func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method, lim Limits, every time.Duration, costs kernels.Costs) outcome {
+func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method, lim Limits, threads int, every time.Duration, costs kernels.Costs) outcome {
 	runtime.GC()
 	out := outcome{heapBase: heapBytes()}
 	// A kernel that can predict its memory is refused before it starts
@@ -134,6 +134,12 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 			out.estimate = b
 			return out
 		}
+	}
+	// The helpers of a run on more threads are woken before the clock
+	// starts, not by the run's first parallel loop (see kernels.Warm).
+	if err := kernels.Warm(ctx, threads); err != nil {
+		out.interrupted = true
+		return out
 	}
 	// The clock starts before the deadline is set, so that a run stopped
 	// by its time limit never records a wall time below the limit.

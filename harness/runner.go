@@ -427,7 +427,7 @@ func (cr *cellRun) prepare(m kernels.Method) (*methodRun, error) {
 // its status.
 func (cr *cellRun) warmUp(ctx context.Context, mr *methodRun, every time.Duration) (bool, error) {
 	for w := 1; w <= cr.p.Measure.Warmup; w++ {
-		o := runOnce(ctx, mr.k, cr.ds.Graphs, mr.m, cr.p.Limits, every, cr.r.Costs)
+		o := runOnce(ctx, mr.k, cr.ds.Graphs, mr.m, cr.p.Limits, cr.p.Measure.Threads, every, cr.r.Costs)
 		if o.interrupted {
 			return false, fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 		}
@@ -443,7 +443,7 @@ func (cr *cellRun) warmUp(ctx context.Context, mr *methodRun, every time.Duratio
 func (cr *cellRun) next(ctx context.Context, mr *methodRun, every time.Duration) (bool, error) {
 	m, rep := mr.m, mr.todo[0]
 	r := cr.row(m, rep)
-	o := runOnce(ctx, mr.k, cr.ds.Graphs, m, cr.p.Limits, every, cr.r.Costs)
+	o := runOnce(ctx, mr.k, cr.ds.Graphs, m, cr.p.Limits, cr.p.Measure.Threads, every, cr.r.Costs)
 	if o.interrupted {
 		return false, fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 	}

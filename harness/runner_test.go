@@ -554,7 +554,7 @@ func (k *estimatingKernel) EstimateBytes([]*graph.Graph, kernels.Method, int64) 
 func TestMemoryEstimateRefused(t *testing.T) {
 	f := newFakeKernels(nil)
 	k := &estimatingKernel{fakeKernel{f: f, id: "big"}}
-	out := runOnce(context.Background(), k, nil, kernels.Explicit, Limits{Memory: 1 << 30}, 0, nil)
+	out := runOnce(context.Background(), k, nil, kernels.Explicit, Limits{Memory: 1 << 30}, 1, 0, nil)
 	if out.status != StatusOOM || out.estimate != 1<<40 {
 		t.Errorf("status %q, estimate %d; want oom and 1 TiB", out.status, out.estimate)
 	}
@@ -579,7 +579,7 @@ func TestRanColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []kernels.Method{kernels.Explicit, kernels.Implicit, kernels.Auto} {
-		out := runOnce(context.Background(), k, gs, m, Limits{}, 0, nil)
+		out := runOnce(context.Background(), k, gs, m, Limits{}, 1, 0, nil)
 		if out.status != StatusOK {
 			t.Fatalf("%s: status %q", m, out.status)
 		}

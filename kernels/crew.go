@@ -267,6 +267,42 @@ func (c *Crew) helper() {
 	}
 }
 
+// Warm wakes the cores for a computation on threads goroutines that is
+// about to be timed, if ctx carries a Crew: it runs a stretch of one row
+// a worker whose workers wait for each other, so that threads−1 helpers
+// have run beside the caller when it returns, and spin for the linger
+// after. A thread pool that waits spinning, as OpenMP's does by default,
+// starts its parallel regions on cores that are awake; a Crew idle for
+// longer than its linger has retired its helpers, and their cores have
+// halted, which the host takes 60–130 µs to undo (see Crew). The runner
+// collects garbage before each timed run, for longer than the linger, so
+// without Warm every run on two threads paid the wake-up in its time.
+func Warm(ctx context.Context, threads int) error {
+	c := crewFrom(ctx)
+	if c == nil || threads < 2 {
+		return nil
+	}
+	var arrived atomic.Int32
+	return c.run(ctx, threads, threads, func(int, int) error {
+		arrived.Add(1)
+		for spins := 0; arrived.Load() < int32(threads); spins++ {
+			// A worker that spun this long waits for one queued on
+			// its own core, where there are more workers than cores.
+			if spins%warmSpins == warmSpins-1 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				runtime.Gosched()
+			}
+		}
+		return nil
+	})
+}
+
+// warmSpins is how many times a worker of Warm checks for the others
+// between yields: some microseconds.
+const warmSpins = 4096
+
 // goWith runs task on a helper of ctx's Crew, or else on a goroutine of
 // its own.
 func goWith(ctx context.Context, task func()) {

@@ -174,3 +174,45 @@ func TestCrewKeepsNothing(t *testing.T) {
 	}
 	t.Error("the rows' data is still reachable after the stretch")
 }
+
+// TestWarm checks that Warm leaves threads−1 helpers of the crew spinning,
+// which the next stretch runs on without starting another, also where
+// there are more threads than cores; that it does nothing without a crew
+// or on one thread; and that it gives up on a cancelled context.
+func TestWarm(t *testing.T) {
+	for _, threads := range []int{2, 3, 2 * runtime.GOMAXPROCS(0)} {
+		c := NewCrew(time.Second)
+		ctx := WithCrew(context.Background(), c)
+		if err := Warm(ctx, threads); err != nil {
+			t.Fatal(err)
+		}
+		c.mu.Lock()
+		started, spinning := c.started, c.spinning
+		c.mu.Unlock()
+		if started != threads-1 || spinning != threads-1 {
+			t.Errorf("%d threads: %d helpers started, %d spinning, want %d", threads, started, spinning, threads-1)
+		}
+		if err := forRows(ctx, 50, threads, func(int, int) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		c.mu.Lock()
+		if c.started != threads-1 {
+			t.Errorf("%d threads: the stretch after Warm started %d more helpers", threads, c.started-(threads-1))
+		}
+		c.mu.Unlock()
+	}
+	if err := Warm(context.Background(), 2); err != nil {
+		t.Errorf("no crew: %v", err)
+	}
+	c := NewCrew(time.Millisecond)
+	if err := Warm(WithCrew(context.Background(), c), 1); err != nil || c.started != 0 {
+		t.Errorf("one thread: err %v, %d helpers started", err, c.started)
+	}
+	// On a cancelled context the first worker returns at once, before the
+	// others arrive.
+	ctx, cancel := context.WithCancel(WithCrew(context.Background(), NewCrew(time.Millisecond)))
+	cancel()
+	if err := Warm(ctx, 2); err == nil {
+		t.Error("cancelled context: no error")
+	}
+}
