@@ -424,6 +424,10 @@ func (p *Plan) expand() {
 			// explicit-only parameter (binning iterations) varies the
 			// explicit cells; the other methods get one cell without it,
 			// since they would compute the same matrix for every value.
+			// Not where auto is among them: its choice, and its matrix
+			// where it runs the explicit method, depend on the value,
+			// and the oracle it is measured against takes both methods'
+			// times from its cell, so every method runs in every cell.
 			var own, shared []int
 			for _, i := range kernAxes {
 				name := p.Axes[i].Name
@@ -441,7 +445,7 @@ func (p *Plan) expand() {
 				axes    []int
 				methods []kernels.Method
 			}{{own, methods}}
-			if len(shared) < len(own) {
+			if len(shared) < len(own) && !slices.Contains(methods, kernels.Auto) {
 				var expl, other []kernels.Method
 				for _, m := range methods {
 					if m == kernels.Explicit {

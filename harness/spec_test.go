@@ -403,7 +403,8 @@ func TestAxisOfSomeKernels(t *testing.T) {
 // TestExplicitOnlyAxis checks that an axis of an explicit-only parameter
 // (binning iterations) varies the explicit cells only: implicit
 // computation gives the same matrix for every value, so it gets one cell
-// without the parameter. A selection of h applies to GI alone.
+// without the parameter, unless auto is among the methods. A selection of
+// h applies to GI alone.
 func TestExplicitOnlyAxis(t *testing.T) {
 	src := `name: a
 seed: 1
@@ -444,6 +445,26 @@ evaluation:
 	}
 	if sel := selectionOf("gi", s.Evaluation.Select); len(sel) != 1 || sel[0].Name != "h" {
 		t.Errorf("gi selects %v, want h", sel)
+	}
+	// With auto, every method runs at every value: auto's choice
+	// depends on it, and so does the oracle's explicit time.
+	withAuto := strings.Replace(src, "methods: [explicit, implicit]", "methods: [explicit, implicit, auto]", 1)
+	if s, err = ParseSpec("a.yaml", []byte(withAuto)); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = s.Plan(Full, 0); err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, c := range p.Cells {
+		got = append(got, fmt.Sprintf("%s %v %s", c.Kernel, c.Methods, c.Coords[0]))
+	}
+	want = []string{
+		"gi [explicit implicit auto] 1", "gi [explicit implicit auto] 4", "gi [explicit implicit auto] 16",
+		"gh [explicit implicit auto] 1", "gh [explicit implicit auto] 4", "gh [explicit implicit auto] 16",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("cells with auto\n%q\nwant\n%q", got, want)
 	}
 	bad := strings.Replace(src, "    h: [1, 3]\n", "    depth: [1, 3]\n", 1)
 	if _, err := ParseSpec("a.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), `no kernel of the spec has a parameter "depth" to select`) {
