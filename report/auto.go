@@ -19,6 +19,7 @@ func autoSpecs() []autoSpec {
 	return []autoSpec{
 		{"auto-vs-oracle", "the walk kernel across its phase transition in label diversity and walk length"},
 		{"auto-vs-oracle-subgraph", "the subgraph matching kernel (csm) across its phase transition in the label alphabet"},
+		{"auto-vs-oracle-attributed", "GraphHopper, the graph invariant and the shortest-path kernels on vertex attributes across the binning iterations of their explicit maps"},
 	}
 }
 

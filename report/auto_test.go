@@ -133,7 +133,7 @@ func TestAutoSection(t *testing.T) {
 		text = append(text, b.text)
 	}
 	all := strings.Join(text, "\n")
-	for _, want := range []string{"Not run: no results of the auto-vs-oracle spec.", "The auto-vs-oracle-subgraph spec", "subgraph matching kernel", "1 of 1 cells"} {
+	for _, want := range []string{"Not run: no results of the auto-vs-oracle spec.", "The auto-vs-oracle-subgraph spec", "subgraph matching kernel", "1 of 1 cells", "Not run: no results of the auto-vs-oracle-attributed spec."} {
 		if !strings.Contains(all, want) {
 			t.Errorf("section %q lacks %q", all, want)
 		}
