@@ -201,7 +201,7 @@ func (c *costKernel) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*ma
 	return mat.NewSymDense(n, nil), rep, nil
 }
 func (c *costKernel) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
-	return adviseBySampling(ctx, c, gs, threadsOr(c.threads), opt)
+	return adviseBySampling(ctx, c, gs, threadsOr(c.threads), sizeWeights{}, opt)
 }
 
 // TestSamplingAdvisorStops checks that a probe of the far slower method
@@ -318,5 +318,38 @@ func TestVecStatsDotTerms(t *testing.T) {
 				t.Errorf("%s: term %d is %s × %g, want %s × %g", tt.name, i, got[i].Name, got[i].Count, want[i].Name, want[i].Count)
 			}
 		}
+	}
+}
+
+// TestSizeWeightsSums checks the weight sums against hand counts on
+// graphs of 1, 2 and 4 vertices and an empty one, which weighs as one
+// vertex: with exponents 2 and 1, the graphs weigh 1+4+16+1 = 22 and the
+// pairs i ≤ j of weights 1, 2, 4, 1 sum to (8² + 22)/2 = 43; with zero
+// exponents, 4 graphs and 10 pairs, the plain counts.
+func TestSizeWeightsSums(t *testing.T) {
+	path := func(n int) *graph.Graph {
+		var edges []graph.Edge
+		for i := 1; i < n; i++ {
+			edges = append(edges, graph.Edge{U: int32(i - 1), V: int32(i)})
+		}
+		return graph.MustBuild(make([]int32, n), edges)
+	}
+	gs := []*graph.Graph{path(1), path(2), path(4), path(0)}
+	tests := []struct {
+		w    sizeWeights
+		want weightSums
+	}{
+		{sizeWeights{graph: 2, pair: 1}, weightSums{graphs: 22, pairs: 43}},
+		{sizeWeights{}, weightSums{graphs: 4, pairs: 10}},
+	}
+	for _, tt := range tests {
+		if got := tt.w.sums(gs); got != tt.want {
+			t.Errorf("%+v: sums %+v, want %+v", tt.w, got, tt.want)
+		}
+	}
+	// The first two graphs against all: graphs 22/5, pairs 43/(3²+5)/2 = 43/7.
+	from := sizeWeights{graph: 2, pair: 1}.sums(gs[:2])
+	if got, want := from.least(tests[0].want), 22.0/5; got != want {
+		t.Errorf("least %g, want %g", got, want)
 	}
 }
