@@ -206,11 +206,12 @@ func (v *vecStats) dotTerms(model walkModel, m, n int) []CostTerm {
 // alone can cost more than the faster run: on 200 ENZYMES graphs, the
 // implicit shortest-path kernel took 8 ms on 8 graphs, whose explicit
 // run takes 12 ms on all. So once one probe of a sample has finished, the
-// other runs within the limit that decides if it is reached: the sample's
-// share m/n of the finished method's prediction for an implicit probe,
-// whose time scales by at least n/m (its pairs by more), and cutFactor
-// times that for an explicit one (see cutFactor). A stopped probe makes
-// its prediction a lower bound, which decides. On one thread the first
+// other runs within the limit that decides if it is reached: the finished
+// method's prediction over the least factor by which the other's time
+// scales from the sample to all graphs (weightSums.least; n/m where the
+// graphs weigh alike) for an implicit probe, and cutFactor times that for
+// an explicit one (see cutFactor). A stopped probe makes its prediction a
+// lower bound, which decides. On one thread the first
 // two probes race (see raceInTurn), and later samples run the faster
 // method first, without a limit (its cost is within the budget), and the
 // other within its deciding limit. On more, both probes of a sample run
@@ -244,8 +245,8 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 	smp := w.sums(sub)
 	// decidingLimit is the limit of the other method's probe once that
 	// of done has cost c: a stop there proves the other method's time
-	// on all graphs at least the implicit prediction, or cutFactor times
-	// the explicit one.
+	// on all graphs at least done's prediction, and cutFactor times it
+	// for an explicit probe.
 	decidingLimit := func(done Method, c sampleCost) time.Duration {
 		f := c.scale(smp, all, m, n, model) / smp.least(all)
 		if done == Implicit {
