@@ -316,7 +316,11 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	o.cond = sync.NewCond(&o.mu)
 	var wg sync.WaitGroup
 	for range threads - 1 {
-		wg.Go(func() { o.work(ctx, nil) })
+		wg.Add(1)
+		goWith(ctx, func() {
+			defer wg.Done()
+			o.work(ctx, nil)
+		})
 	}
 	// stop stops the workers and returns the number of columns they
 	// took.
