@@ -15,7 +15,7 @@ import (
 )
 
 // enzymesSubset returns a fixed random subset of n ENZYMES graphs.
-func enzymesSubset(t *testing.T, n int) []*graph.Graph {
+func enzymesSubset(t testing.TB, n int) []*graph.Graph {
 	t.Helper()
 	ds := graphtest.Dataset(t, "ENZYMES")
 	r := rand.New(rand.NewPCG(7, 8))
