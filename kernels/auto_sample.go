@@ -254,10 +254,12 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 		}
 		return max(time.Duration(f*1e9), probeFloor)
 	}
-	// stoppedAt returns the cost on the sample of a probe stopped at
-	// limit, and the lower bound that proves on all graphs.
+	// stoppedAt returns the lower bound on all graphs that a probe
+	// stopped at limit proves, and a cost on the sample that scales to
+	// it per graph, so that the advice's terms show the bound.
 	stoppedAt := func(limit time.Duration) (sampleCost, float64) {
-		return sampleCost{perGraph: limit}, limit.Seconds() * smp.least(all)
+		bound := limit.Seconds() * smp.least(all)
+		return sampleCost{perGraph: time.Duration(bound * smp.graphs / all.graphs * 1e9)}, bound
 	}
 	var (
 		sizes            []string
