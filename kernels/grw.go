@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/gkbench/gkbench/graph"
 	"gonum.org/v1/gonum/mat"
@@ -111,10 +110,7 @@ func (k *GeometricWalk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (
 	// rows spread over the threads as the walk kernel's do, each worker
 	// with a workspace of its own.
 	threads := threadsOr(k.Threads)
-	pws := []*pairWorkspace{newPairWorkspace(&Walk{Vertex: k.Vertex, Edge: k.Edge}, gs, false)}
-	for w := 1; w < min(threads, n); w++ {
-		pws = append(pws, pws[0].clone())
-	}
+	pws := newPairWorkspace(&Walk{Vertex: k.Vertex, Edge: k.Edge}, gs, false).clones(threads, n)
 	K, err := gramRows(ctx, n, threads, rep, func(w, i int, out []float64, r *Report) error {
 		pw := pws[w]
 		for j := i; j < n; j++ {
@@ -123,20 +119,12 @@ func (k *GeometricWalk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (
 					return err
 				}
 			}
-			t0 := time.Now()
-			if pw.dirac {
-				pw.productDirac(gs[i], gs[j])
-			} else {
-				pw.productGeneric(gs[i], gs[j])
-			}
-			t1 := time.Now()
-			v, rho, err := k.series(pw)
-			pw.clearIndex(gs[j])
-			r.TWDPG += t1.Sub(t0)
-			r.TWalks += time.Since(t1)
-			r.ProductVertices += int64(len(pw.pu))
-			r.ProductEdges += pw.edges()
-			r.Pairs++
+			var rho float64
+			v, err := pw.evaluate(gs[i], gs[j], r, func(pw *pairWorkspace) (float64, error) {
+				v, lower, err := k.series(pw)
+				rho = lower
+				return v, err
+			})
 			if err != nil {
 				return &DivergenceError{Gamma: k.Gamma, I: i, J: j, RhoLower: rho}
 			}

@@ -384,10 +384,7 @@ func (k *SubgraphMatching) implicit(ctx context.Context, gs []*graph.Graph, thre
 		elab[i] = edgeLabelMatrix(g)
 	}
 	threads = max(1, min(threads, n))
-	pws := []*pairWorkspace{pw}
-	for w := 1; w < threads; w++ {
-		pws = append(pws, pw.clone())
-	}
+	pws := pw.clones(threads, n)
 	cws := make([]cliqueWorkspace, threads)
 	K, err := gramRows(ctx, n, threads, rep, func(w, i int, out []float64, r *Report) error {
 		pw, cw := pws[w], &cws[w]

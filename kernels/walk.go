@@ -187,10 +187,7 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 			return &mat.SymDense{}, rep, nil
 		}
 		threads := threadsOr(k.Threads)
-		pws := []*pairWorkspace{newPairWorkspace(k, gs, false)}
-		for w := 1; w < min(threads, n); w++ {
-			pws = append(pws, pws[0].clone())
-		}
+		pws := newPairWorkspace(k, gs, false).clones(threads, n)
 		K, err := gramRows(ctx, n, threads, rep, func(w, i int, out []float64, r *Report) error {
 			pw := pws[w]
 			for j := i; j < n; j++ {

@@ -167,9 +167,37 @@ func (pw *pairWorkspace) clone() *pairWorkspace {
 	return c
 }
 
+// clones returns pw and a clone of it for each further worker of
+// gramRows on threads goroutines over n rows, so that every worker has a
+// workspace of its own.
+func (pw *pairWorkspace) clones(threads, n int) []*pairWorkspace {
+	pws := []*pairWorkspace{pw}
+	for w := 1; w < min(threads, n); w++ {
+		pws = append(pws, pw.clone())
+	}
+	return pws
+}
+
 // pair returns the kernel value of g and h and adds the product graph's size
 // and the phase times to rep.
 func (pw *pairWorkspace) pair(g, h *graph.Graph, rep *Report) float64 {
+	v, _ := pw.evaluate(g, h, rep, (*pairWorkspace).walks)
+	return v
+}
+
+// walks counts the weighted walks of the product graph in pw.
+func (pw *pairWorkspace) walks() (float64, error) {
+	if pw.dirac {
+		return pw.walksDirac(), nil
+	}
+	return pw.walksGeneric(), nil
+}
+
+// evaluate builds the weighted direct product graph of g and h, evaluates
+// it by eval, clears it for the next pair, and adds its size and the two
+// phases' times to rep: the walk kernel counts its walks, the geometric
+// random walk kernel sums its series.
+func (pw *pairWorkspace) evaluate(g, h *graph.Graph, rep *Report, eval func(*pairWorkspace) (float64, error)) (float64, error) {
 	t0 := time.Now()
 	if pw.dirac {
 		pw.productDirac(g, h)
@@ -177,12 +205,7 @@ func (pw *pairWorkspace) pair(g, h *graph.Graph, rep *Report) float64 {
 		pw.productGeneric(g, h)
 	}
 	t1 := time.Now()
-	var val float64
-	if pw.dirac {
-		val = pw.walksDirac()
-	} else {
-		val = pw.walksGeneric()
-	}
+	val, err := eval(pw)
 	pw.clearIndex(h)
 	t2 := time.Now()
 	rep.TWDPG += t1.Sub(t0)
@@ -190,7 +213,7 @@ func (pw *pairWorkspace) pair(g, h *graph.Graph, rep *Report) float64 {
 	rep.ProductVertices += int64(len(pw.pu))
 	rep.ProductEdges += pw.edges()
 	rep.Pairs++
-	return val
+	return val, err
 }
 
 // clearIndex resets the product-vertex table after a pair with second graph
