@@ -19,11 +19,10 @@ import (
 // graphs of MUTAG (188) took 4% of it before the implicit probe began. With
 // the race of adviseBySampling, samples of 8 graphs of 100 from ENZYMES took
 // 0.76–0.90 ms of probes for sp, against 0.37–0.46 ms from 4 (an explicit
-// run of 4.3 ms). The price: the 10 pairs of 4 graphs scale the fixed cost
-// of a Gram matrix's dot products by up to n(n+1)/20, so that the explicit
-// prediction of gi on those 100 graphs was 13 ms for a run of 4 ms. That
-// errs on the safe side of the implicit probe's cut, whose limit it raises,
-// and where the ranking is close the sample grows. A sample must reach
+// run of 4.3 ms). Where the ranking is close the sample grows. (Timed on
+// 4 graphs and scaled by n(n+1)/20, the dot products carried a Gram
+// matrix's fixed cost, and predicted gi on those 100 graphs at 13 ms for
+// a run of 4 ms; they are counted now, see vecStats.) A sample must reach
 // sampleDecideMin graphs before a decisive ranking stops the probes: the
 // Gram matrices of 8 graphs have 36 pairs, few enough that one odd graph or
 // a pause of the machine can swing a ranking, so a decisive one is confirmed
