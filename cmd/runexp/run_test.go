@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gkbench/gkbench/harness"
 )
 
 // tinySpec runs the real walk kernel on a 10-graph subset of MUTAG: 2 walk
@@ -114,4 +116,19 @@ func projectSpecs(t *testing.T, sub ...string) []string {
 		t.Skip("no specs in " + dir)
 	}
 	return files
+}
+
+// TestBenchSpecNames holds the nightly benchmark's specs to the Makefile's
+// rule that experiments/bench/X.yaml is named bench-X: its bench-plot,
+// bench-compare and bench-baseline find their results by it.
+func TestBenchSpecNames(t *testing.T) {
+	for _, file := range projectSpecs(t, "bench") {
+		s, err := harness.LoadSpec(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "bench-" + strings.TrimSuffix(filepath.Base(file), ".yaml"); s.Name != want {
+			t.Errorf("%s: name %s, want %s (see the Makefile's bench targets)", file, s.Name, want)
+		}
+	}
 }
