@@ -3,6 +3,7 @@ package kernels
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/gkbench/gkbench/graph"
@@ -57,11 +58,28 @@ func (k *Walk) pipeable(b *walkMapper, gs []*graph.Graph) bool {
 		return false
 	}
 	for _, g := range gs {
+		if walkBound(g, k.Length) <= exactCount {
+			continue
+		}
 		if w, _ := k.walks(g); w > exactCount {
 			return false
 		}
 	}
 	return true
+}
+
+// walkBound returns an upper bound of g's walks of length l ≥ 1: each of
+// its arcs starts at most Δ^(l−1) of them, for the largest degree Δ. It
+// takes a pass over the vertices, where counting the walks takes l passes
+// over the arcs and two arrays: counted, the check of pipeable took 92 µs
+// on MUTAG at length 3 and 0.66 ms on ENZYMES, 7–8% of the Gram matrix on
+// two threads, while the column workers waited for the first graph.
+func walkBound(g *graph.Graph, l int) float64 {
+	var deg int32
+	for v := range g.N() {
+		deg = max(deg, g.Offsets[v+1]-g.Offsets[v])
+	}
+	return float64(g.Offsets[g.N()]) * math.Pow(float64(deg), float64(l-1))
 }
 
 // mapPiped maps the graphs in the pipeline, b running the rounds before
@@ -127,7 +145,7 @@ func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.G
 			}
 		}
 		o.due.Store(o.lastReady())
-		o.cond.Broadcast()
+		o.wake()
 		o.mu.Unlock()
 		// Where the last round lags, run it, or wait for it.
 		if err := o.runLastUntil(ctx, func() bool { return len(o.queue) < pipeDepth && o.queued < pipeBytes }); err != nil {
@@ -166,7 +184,7 @@ func (o *overlapGram) runLastUntil(ctx context.Context, done func() bool) error 
 			o.mu.Lock()
 			continue
 		}
-		o.cond.Wait()
+		o.wait()
 	}
 	return o.err
 }
@@ -223,7 +241,7 @@ func (o *overlapGram) lastRound(ctx context.Context, h handoff) {
 		o.lastTime += d
 		o.lastSeqs = m.size()
 	}
-	o.cond.Broadcast()
+	o.wake()
 	o.mu.Unlock()
 }
 

@@ -615,6 +615,16 @@ func TestWalkPipeable(t *testing.T) {
 		}
 	}
 	complete := graph.MustBuild(make([]int32, 16), edges)
+	// A star of k = 200 leaves has k^⌈l/2⌉ walks of length l from the
+	// centre and k^⌊l/2⌋ from each leaf: at length 4, 200^2 + 200^3 ≈
+	// 8.0·10^6, below exactCount, where walkBound gives 400·200^3 =
+	// 3.2·10^9, so its walks are counted; at length 6, 200^3 + 200^4 ≈
+	// 1.6·10^9, above.
+	edges = edges[:0]
+	for v := 1; v <= 200; v++ {
+		edges = append(edges, graph.Edge{U: 0, V: int32(v)})
+	}
+	star := graph.MustBuild(make([]int32, 201), edges)
 	tests := []struct {
 		name string
 		k    Walk
@@ -628,6 +638,8 @@ func TestWalkPipeable(t *testing.T) {
 		{"generic", Walk{Length: 2, Vertex: genericDirac{}, Edge: genericDirac{}}, mutag, false},
 		{"large-counts", Walk{Length: 7}, append(mutag[:3:3], complete), false},
 		{"small-counts", Walk{Length: 7}, mutag[:3], true},
+		{"counted", Walk{Length: 4}, []*graph.Graph{star}, true},
+		{"counted-large", Walk{Length: 6}, []*graph.Graph{star}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
