@@ -68,7 +68,10 @@ func (k *ShortestPath) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*
 			return nil, nil, fmt.Errorf("sp kernel: %w", err)
 		}
 		t := time.Now()
-		gs = graph.ScaleAttributes(gs)
+		var err error
+		if gs, err = graph.ScaleAttributesOn(gs, graphParallel(ctx, threadsOr(k.Threads))); err != nil {
+			return nil, nil, err
+		}
 		rep.TPrep = time.Since(t)
 	}
 	switch m {

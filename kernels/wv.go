@@ -294,7 +294,10 @@ func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) 
 		// first graphs' refinement, which only one worker can do.
 		ahead = startGramAhead(ctx, len(gs))
 	}
-	gs = graph.ScaleAttributes(gs)
+	gs, err := graph.ScaleAttributesOn(gs, graphParallel(ctx, threads))
+	if err != nil {
+		return nil, nil, err
+	}
 	if ahead != nil {
 		if w, ok := newGIStream(gs, k.H); ok {
 			rep.TPrep = time.Since(t)
@@ -762,8 +765,11 @@ func (k *GraphHopper) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*m
 	}
 	rep := &Report{Method: m}
 	t := time.Now()
-	gs = graph.ScaleAttributes(gs)
 	threads := threadsOr(k.Threads)
+	gs, err := graph.ScaleAttributesOn(gs, graphParallel(ctx, threads))
+	if err != nil {
+		return nil, nil, err
+	}
 	if m == Explicit {
 		if stream := newGHStream(gs); stream != nil {
 			// The scaling, as below; the matrices are computed within
