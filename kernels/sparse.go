@@ -722,6 +722,17 @@ func (f *firstMet[K]) intern(key K, item, rank int) uint32 {
 	return id
 }
 
+// numberWorkers numbers the keys that threads workers met, met(w) giving
+// worker w's, as numberFirstMet does.
+func numberWorkers[K internKey](threads int, met func(w int) *firstMet[K]) (numbered []K, global [][]uint32) {
+	keys, first := make([][]K, threads), make([][]uint64, threads)
+	for w := range threads {
+		m := met(w)
+		keys[w], first[w] = m.ids.keys, m.first
+	}
+	return numberFirstMet(keys, first)
+}
+
 // numberFirstMet numbers the distinct keys of the workers, keys[w] with
 // their first meetings first[w] as firstMet notes them, in the order of
 // their earliest meeting, which is the order a sequential map over all

@@ -190,6 +190,17 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 	g := int64(len(gs))
 	bytes += 8*int64(dim)*v + 136*g + 72*g + 8*p*int64(dim)
 	if t := int64(max(1, min(threads, len(gs)))); t > 1 {
+		if a.Kind == "hat" && newBinLayout(a.Delta, int(p), dim).w > 0 {
+			// Every vertex's bins, binned ahead by all workers (see
+			// numberBins), 4 bytes a bin of a vertex with an eighth
+			// more for rounding, and a slice header a graph; each
+			// worker's table of the bins it met, with where, and
+			// their numbering: a key and slot in an interner as above
+			// and up to 45 bytes a bin for where it was met, a
+			// worker, and the union's table, the order and the
+			// numbers, up to 180 bytes a bin, for at most v·p bins.
+			bytes += 4*v*p*9/8 + 24*g + ((90+36+45+4)*t+180)*v*p
+		}
 		// Every graph's vertex features, kept from the sequential
 		// binning until the workers have summed them, 12 bytes a
 		// feature and 4 a vertex, in exactly sized copies with an

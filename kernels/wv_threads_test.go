@@ -152,8 +152,10 @@ func TestWVThreadsCancel(t *testing.T) {
 // TestWVEstimateBytesThreads checks that the memory estimates of the
 // explicit GI and GraphHopper maps on 2 threads bound what Gram allocates
 // beyond the result, as TestWVEstimateBytes does for one thread, on 100
-// ENZYMES graphs with δ = 10⁻⁹, where hardly any pairs merge, so that the
-// estimate is close to what the map allocates.
+// ENZYMES graphs: with δ = 10⁻⁹, where hardly any pairs merge, so that the
+// estimate is close to what the map allocates, and whose bins do not pack,
+// so that one goroutine bins them in turn; and with δ = 1, whose bins
+// pack, so that all workers bin ahead (see numberBins).
 func TestWVEstimateBytesThreads(t *testing.T) {
 	sub, err := graphtest.Dataset(t, "ENZYMES").RandomSubset(100, 1)
 	if err != nil {
@@ -161,10 +163,12 @@ func TestWVEstimateBytesThreads(t *testing.T) {
 	}
 	gs := sub.Graphs
 	a := AttrKernel{Kind: "hat", Delta: 1e-9, Iterations: 16}
+	packed := AttrKernel{Kind: "hat", Delta: 1, Iterations: 16}
 	for _, k := range []interface {
 		Kernel
 		MemoryEstimator
-	}{&GraphInvariant{H: 3, Attr: a, Threads: 2}, &GraphHopper{Attr: a, Threads: 2}} {
+	}{&GraphInvariant{H: 3, Attr: a, Threads: 2}, &GraphHopper{Attr: a, Threads: 2},
+		&GraphInvariant{H: 3, Attr: packed, Threads: 2}, &GraphHopper{Attr: packed, Threads: 2}} {
 		est := k.EstimateBytes(gs, Explicit, 0)
 		var before, after runtime.MemStats
 		runtime.GC()
@@ -271,5 +275,61 @@ func TestGIStreamLoad(t *testing.T) {
 	}
 	if !reflect.DeepEqual(w.colours, want) {
 		t.Error("streamed colours differ from Refine's")
+	}
+}
+
+// TestNumberBins checks that the bins numbered ahead by several workers
+// are the sequential binning's, id for id, and that the binning then holds
+// the same bins; and that it leaves the binning to the sequential feeder
+// where the bins do not pack (δ = 10⁻⁹ on 18 attributes) or the binning
+// has bins already.
+func TestNumberBins(t *testing.T) {
+	sub, err := graphtest.Dataset(t, "ENZYMES").RandomSubset(60, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := graph.ScaleAttributes(sub.Graphs)
+	const p = 16
+	seq, _ := NewBinning(1, p, 18, 5)
+	var want [][]uint32
+	var fv []Feature
+	for _, g := range gs {
+		var ids []uint32
+		for v := range g.N() {
+			fv = seq.VertexFeatures(fv[:0], g, v)
+			for _, f := range fv {
+				ids = append(ids, uint32(f.ID))
+			}
+		}
+		want = append(want, ids)
+	}
+	for _, threads := range []int{2, 3} {
+		b, _ := NewBinning(1, p, 18, 5)
+		bins, err := numberBins(threadsContext(threads), gs, b, threads)
+		if err != nil || bins == nil {
+			t.Fatalf("threads %d: bins %v, err %v, want bins", threads, bins, err)
+		}
+		for i, g := range gs {
+			f := bins.features(wvVertexFeatures{vs: []int32{0}}, i, g.N())
+			if len(f.vf) != len(want[i]) {
+				t.Fatalf("threads %d, graph %d: %d bins, want %d", threads, i, len(f.vf), len(want[i]))
+			}
+			for r, id := range f.vf {
+				if id != want[i][r] {
+					t.Fatalf("threads %d, graph %d, vertex %d, iteration %d: bin %d, want %d", threads, i, r/p, r%p, id, want[i][r])
+				}
+			}
+		}
+		if b.Bins() != seq.Bins() {
+			t.Errorf("threads %d: %d bins, want %d", threads, b.Bins(), seq.Bins())
+		}
+	}
+	unpacked, _ := NewBinning(1e-9, p, 18, 5)
+	used, _ := NewBinning(1, p, 18, 5)
+	used.VertexFeatures(nil, gs[0], 0)
+	for name, b := range map[string]*Binning{"unpacked": unpacked, "used": used} {
+		if bins, err := numberBins(context.Background(), gs, b, 2); bins != nil || err != nil {
+			t.Errorf("%s: bins %v, err %v, want neither", name, bins != nil, err)
+		}
 	}
 }
