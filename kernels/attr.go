@@ -134,11 +134,32 @@ func (b *Binning) VertexFeatures(dst []Feature, g *graph.Graph, v int) []Feature
 
 // bin returns the id of the bin of x in iteration it.
 func (b *Binning) bin(it int, x []float64) uint32 {
-	if k, ok := b.packedBin(it, x); ok {
-		id, _ := b.bins.intern(k)
-		return id
-	}
 	off := b.offsets[it*b.dim : (it+1)*b.dim]
+	if w, split := b.layout.w, b.layout.split; w > 0 {
+		// Index+1 is packable if it lies in [0, 2^w) for every
+		// dimension, that is if the or of all of them as unsigned
+		// numbers (negative ones are huge) is below 2^w.
+		var or uint64
+		k := key128{uint64(it), 0}
+		sh := b.layout.itBits
+		for i, xi := range x[:split] {
+			u := uint64(int64(math.Floor((xi-off[i])/b.delta)) + 1)
+			or |= u
+			k[0] |= u << sh
+			sh += w
+		}
+		sh = 0
+		for i, xi := range x[split:] {
+			u := uint64(int64(math.Floor((xi-off[split+i])/b.delta)) + 1)
+			or |= u
+			k[1] |= u << sh
+			sh += w
+		}
+		if or < 1<<w {
+			id, _ := b.bins.intern(k)
+			return id
+		}
+	}
 	if b.buf == nil {
 		b.tuples.init(b.dim + 1)
 		b.buf = make([]int64, b.dim+1)
@@ -149,36 +170,6 @@ func (b *Binning) bin(it int, x []float64) uint32 {
 	}
 	id, _ := b.bins.intern(key128{uint64(b.tuples.intern(b.buf)), tupleMark})
 	return id
-}
-
-// packedBin returns the key of the bin of x in iteration it, packed by
-// b.layout, or false where it does not pack.
-func (b *Binning) packedBin(it int, x []float64) (key128, bool) {
-	w, split := b.layout.w, b.layout.split
-	if w == 0 {
-		return key128{}, false
-	}
-	off := b.offsets[it*b.dim : (it+1)*b.dim]
-	// Index+1 is packable if it lies in [0, 2^w) for every dimension,
-	// that is if the or of all of them as unsigned numbers (negative
-	// ones are huge) is below 2^w.
-	var or uint64
-	k := key128{uint64(it), 0}
-	sh := b.layout.itBits
-	for i, xi := range x[:split] {
-		u := uint64(int64(math.Floor((xi-off[i])/b.delta)) + 1)
-		or |= u
-		k[0] |= u << sh
-		sh += w
-	}
-	sh = 0
-	for i, xi := range x[split:] {
-		u := uint64(int64(math.Floor((xi-off[split+i])/b.delta)) + 1)
-		or |= u
-		k[1] |= u << sh
-		sh += w
-	}
-	return k, or < 1<<w
 }
 
 // Vertex implements VertexKernel with the approximation ⟨φ(x), φ(y)⟩.
@@ -199,6 +190,13 @@ func (b *Binning) Vertex(g *graph.Graph, u int, h *graph.Graph, v int) float64 {
 		}
 	}
 	return float64(shared) * b.scale * b.scale
+}
+
+// fresh returns a binning with b's offsets and no bins: it gives the same
+// bins as b, numbered apart, so that workers can bin at once (see
+// numberBins).
+func (b *Binning) fresh() *Binning {
+	return &Binning{delta: b.delta, p: b.p, dim: b.dim, offsets: b.offsets, scale: b.scale, layout: b.layout}
 }
 
 // Bins returns the number of distinct bin tuples seen so far.

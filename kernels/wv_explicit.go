@@ -107,18 +107,17 @@ func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx
 // wvVertexFeeder maps the vertices of the graphs for the workers of
 // wvSumParallel. Binned attributes are binned by all workers ahead, where
 // every bin packs into a key (see numberBins). Else they are mapped in
-// graph order by a goroutine of its own (see goWith) that runs ahead of
-// the workers: the binning of
-// ENZYMES with P = 64 costs as much as the sums (about 55 ms each, GI with
-// h = 3). Under a lock instead, taken by the worker that needed the next
-// graph, the binning of ENZYMES took GI's Gram matrix from 265 to 323 ms on
-// two threads, in workers parked while the other binned. Other vertex
-// features are numbered ahead (see wvVertexMapper.number), unless they are
-// labels that are their own ids, and each worker maps its own graphs:
-// under the lock, which each worker took for its graph and to map those
-// before it, the workers of GI on MUTAG spent 290 µs each of the sums' 730
-// µs on two threads waiting for it or mapping, and the sums ran 1.24×
-// faster than on one thread.
+// graph order by a goroutine of its own (see goWith) that runs ahead of the
+// workers: the binning of ENZYMES with P = 64 costs as much as the sums
+// (about 55 ms each, GI with h = 3). Under a lock instead, taken by the
+// worker that needed the next graph, the binning of ENZYMES took GI's Gram
+// matrix from 265 to 323 ms on two threads, in workers parked while the
+// other binned. Other vertex features are numbered ahead (see
+// wvVertexMapper.number), unless they are labels that are their own ids,
+// and each worker maps its own graphs: under the lock, which each worker
+// took for its graph and to map those before it, the workers of GI on MUTAG
+// spent 290 µs each of the sums' 730 µs on two threads waiting for it or
+// mapping, and the sums ran 1.24× faster than on one thread.
 type wvVertexFeeder struct {
 	gs []*graph.Graph
 	vx *wvVertexMapper
@@ -209,12 +208,12 @@ type wvBins struct {
 }
 
 // numberBins bins the attributes of every vertex of gs by b on up to
-// threads workers, which give the bins ids of their own (see firstMet),
-// numbers the bins in the order in which a sequential map meets them
-// (numberFirstMet), and interns them into b in that order, so that b and
-// the features have the ids the sequential feeder gives them. It returns
-// nil, for the sequential feeder, where a bin does not pack into a key or
-// b has bins already.
+// threads workers, each with a fresh binning, which numbers the bins it
+// meets itself; numbers the bins in the order in which a sequential map
+// meets them (numberFirstMet); and interns them into b in that order, so
+// that b and the features have the ids the sequential feeder gives them.
+// It returns nil, for the sequential feeder, where a bin does not pack
+// into a key (its key would be a worker's tuple id) or b has bins already.
 //
 // The sequential binning was the critical path of GI's parallel map where
 // the iterations are many: on ENZYMES with P = 64 it took 109 ms, of a map
@@ -224,28 +223,35 @@ func numberBins(ctx context.Context, gs []*graph.Graph, b *Binning, threads int)
 		return nil, nil
 	}
 	type worker struct {
-		firstMet[key128]
-		_ [64]byte // written at every bin, side by side
+		bins  *Binning
+		first []uint64 // where the worker first met each bin, as firstMet notes it
+		fv    []Feature
+		_     [64]byte // written at every bin, side by side
 	}
 	ws := make([]worker, threads)
+	for w := range ws {
+		ws[w].bins = b.fresh()
+	}
 	bins := &wvBins{local: make([][]uint32, len(gs)), owner: make([]int32, len(gs)), p: b.p, scale: b.scale}
 	var unpacked atomic.Bool
 	err := forRows(ctx, len(gs), threads, func(w, i int) error {
 		if unpacked.Load() {
 			return nil
 		}
-		g, met := gs[i], &ws[w]
+		g, m := gs[i], &ws[w]
 		ids := make([]uint32, g.N()*b.p)
 		for v := range g.N() {
-			x := g.Attr(v)
-			for it := range b.p {
-				k, ok := b.packedBin(it, x)
-				if !ok {
-					unpacked.Store(true)
-					return nil
-				}
+			m.fv = m.bins.VertexFeatures(m.fv[:0], g, v)
+			if m.bins.buf != nil { // a tuple: see Binning.bin
+				unpacked.Store(true)
+				return nil
+			}
+			for it, f := range m.fv {
 				r := v*b.p + it
-				ids[r] = met.intern(k, i, r)
+				ids[r] = uint32(f.ID)
+				if int(f.ID) == len(m.first) { // new, ids come in order
+					m.first = append(m.first, uint64(i)<<32|uint64(r))
+				}
 			}
 		}
 		bins.local[i], bins.owner[i] = ids, int32(w)
@@ -254,7 +260,11 @@ func numberBins(ctx context.Context, gs []*graph.Graph, b *Binning, threads int)
 	if err != nil || unpacked.Load() {
 		return nil, err
 	}
-	numbered, global := numberWorkers(threads, func(w int) *firstMet[key128] { return &ws[w].firstMet })
+	keys, first := make([][]key128, threads), make([][]uint64, threads)
+	for w := range ws {
+		keys[w], first[w] = ws[w].bins.bins.keys, ws[w].first
+	}
+	numbered, global := numberFirstMet(keys, first)
 	for _, k := range numbered {
 		b.bins.intern(k)
 	}

@@ -281,8 +281,8 @@ func TestGIStreamLoad(t *testing.T) {
 // TestNumberBins checks that the bins numbered ahead by several workers
 // are the sequential binning's, id for id, and that the binning then holds
 // the same bins; and that it leaves the binning to the sequential feeder
-// where the bins do not pack (δ = 10⁻⁹ on 18 attributes) or the binning
-// has bins already.
+// where the bins do not pack (no layout fits δ = 10⁻⁹ on 18 attributes,
+// or the attributes are not scaled) or the binning has bins already.
 func TestNumberBins(t *testing.T) {
 	sub, err := graphtest.Dataset(t, "ENZYMES").RandomSubset(60, 3)
 	if err != nil {
@@ -324,12 +324,19 @@ func TestNumberBins(t *testing.T) {
 			t.Errorf("threads %d: %d bins, want %d", threads, b.Bins(), seq.Bins())
 		}
 	}
+	// Unscaled, ENZYMES's attributes lie in [−213, 762]: their bins do not pack
+	// into δ = 1's layout, and the workers' would be tuple ids.
 	unpacked, _ := NewBinning(1e-9, p, 18, 5)
 	used, _ := NewBinning(1, p, 18, 5)
 	used.VertexFeatures(nil, gs[0], 0)
-	for name, b := range map[string]*Binning{"unpacked": unpacked, "used": used} {
-		if bins, err := numberBins(context.Background(), gs, b, 2); bins != nil || err != nil {
-			t.Errorf("%s: bins %v, err %v, want neither", name, bins != nil, err)
+	outside, _ := NewBinning(1, p, 18, 5)
+	for _, tc := range []struct {
+		name string
+		b    *Binning
+		gs   []*graph.Graph
+	}{{"unpacked", unpacked, gs}, {"used", used, gs}, {"outside", outside, sub.Graphs}} {
+		if bins, err := numberBins(threadsContext(2), tc.gs, tc.b, 2); bins != nil || err != nil {
+			t.Errorf("%s: bins %v, err %v, want neither", tc.name, bins != nil, err)
 		}
 	}
 }
