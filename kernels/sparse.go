@@ -243,15 +243,19 @@ func startGramAhead(ctx context.Context, n int) *gramAhead {
 		return &gramAhead{}
 	}
 	a := &gramAhead{n: n, ready: make(chan *mat.SymDense, 1)}
-	goWith(ctx, func() {
-		K := mat.NewSymDense(n, nil)
-		d := K.RawSymmetric().Data
-		for i := 0; i < len(d); i += os.Getpagesize() / 8 {
-			d[i] = 0 // already zero: only the page fault counts
-		}
-		a.ready <- K
-	})
+	goWith(ctx, func() { a.ready <- newFaultedSymDense(n) })
 	return a
+}
+
+// newFaultedSymDense returns a zero n×n matrix whose pages have been
+// touched, so that its first writes take no page faults.
+func newFaultedSymDense(n int) *mat.SymDense {
+	K := mat.NewSymDense(n, nil)
+	d := K.RawSymmetric().Data
+	for i := 0; i < len(d); i += os.Getpagesize() / 8 {
+		d[i] = 0 // already zero: only the page fault counts
+	}
+	return K
 }
 
 // matrix returns the matrix, once allocated, to one caller.
