@@ -95,8 +95,9 @@ func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.G
 	o.mu.Unlock()
 	check := overlapCheck(n)
 	l := b.k.Length
-	// firstTime is the mapper's time for the rounds of the first graphs.
-	// The choice waits until check graphs are through the last round as
+	// firstTime is the mapper's time for the rounds of the first graphs
+	// but the very first, whose time is mostly the mapper's tables
+	// growing from nothing (see preferSharedToPipe). The choice waits until check graphs are through the last round as
 	// well: the scheme's estimate needs their vectors, and the last
 	// round lags the mapper by up to pipeDepth graphs. Taken when the
 	// mapper handed over the check-th graph of MUTAG at length 9, it saw
@@ -124,7 +125,7 @@ func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.G
 				return 0, err
 			}
 		}
-		if !chosen {
+		if !chosen && i > 0 {
 			firstTime += time.Since(t)
 		}
 		o.mu.Lock()
@@ -238,7 +239,9 @@ func (o *overlapGram) lastRound(ctx context.Context, h handoff) {
 		}
 	} else {
 		o.add(h.i, v)
-		o.lastTime += d
+		if h.i > 0 {
+			o.lastTime += d
+		}
 		o.lastSeqs = m.size()
 	}
 	o.wake()
@@ -271,30 +274,50 @@ func (o *overlapGram) switchShared(ctx context.Context, b, pm *walkMapper, gs []
 	return shared.len(), nil
 }
 
+// sharedMapCost is the CPU time of the parallel map's look-ups in the
+// shared interner over the sequential map's, besides sharedKeyCost a new
+// sequence: on two threads the parallel map of MUTAG took 773, 2517,
+// 11125 and 47706 µs at lengths 3, 5, 7 and 9, where the sequential one
+// took 1213, 4154, 14992 and 63957 µs on one and interned 389 to 122568
+// sequences, which this and sharedKeyCost predict within 8% but at l=5
+// (12% over); ENZYMES's at 3, 5 and 7 they predict 6–9% over. Without
+// it, 8% of the matrices of MUTAG at length 3 on two threads took the
+// parallel map, 1.73–1.84 ms against the pipeline's 1.19–1.23 (medians
+// of 800 matrices); with it, 4%.
+const sharedMapCost = 1.2
+
 // preferSharedToPipe reports whether mapping the rest of the n graphs in
 // parallel is predicted faster than the pipeline, from the pipeline's
 // first graphs, whose rounds before the last took the mapper firstTime for
-// first graphs and interned features sequences, from the last rounds and
-// merge joins of the columns done so far, and from share, the cost of
-// gramFromVecs's scheme over the merge joins'.
+// first graphs but the first and interned features sequences, from the
+// last rounds and merge joins of the columns done so far, and from share,
+// the cost of gramFromVecs's scheme over the merge joins'.
+//
+// Each chain's first graph is left out of its time: it carries the growth
+// of the chain's interner and accumulator from nothing, a cost paid once,
+// not per graph. Counted in, it made one chain look the longer in 15% of
+// the matrices of MUTAG at length 3 on two threads, where the projection
+// of the longer chain grows with it one for one and the parallel map's
+// only by half, and the parallel map was taken: 1.74–1.79 ms against the
+// pipeline's 1.21 (medians of 800 matrices).
 //
 // With the rounds before the last taking A, the last rounds L and the dot
 // products D, the pipeline takes the longer of its two chains, A and L,
 // or (A + L + D)/threads, whichever is more. The parallel map takes
-// (A + L + F·sharedKeyCost + D)/threads for F sequences in all (see
-// preferShared). On two threads the pipeline wins wherever the chains
-// are about even, as they are on MUTAG and ENZYMES; with more threads,
-// the parallel map, whose map scales, can.
+// ((A + L)·sharedMapCost + F·sharedKeyCost + D)/threads for F sequences
+// in all (see preferShared). On two threads the pipeline wins wherever
+// the chains are about even, as they are on MUTAG and ENZYMES; with more
+// threads, the parallel map, whose map scales, can.
 func (o *overlapGram) preferSharedToPipe(n, threads int, firstTime time.Duration, first, features int, share float64) bool {
 	o.mu.Lock()
 	dots, dotTime, m, lastTime := o.dots, o.dotTime, o.mapped, o.lastTime
 	features += o.lastSeqs
 	o.mu.Unlock()
 	nf, t := float64(n), float64(threads)
-	a := firstTime.Seconds() * nf / float64(first)
+	a := firstTime.Seconds() * nf / float64(first-1)
 	last := a // until a last round is done, as long as the rest
-	if m > 0 {
-		last = lastTime.Seconds() * nf / float64(m)
+	if m > 1 {
+		last = lastTime.Seconds() * nf / float64(m-1)
 	}
 	var d float64
 	if dots > 0 {
@@ -302,6 +325,6 @@ func (o *overlapGram) preferSharedToPipe(n, threads int, firstTime time.Duration
 	}
 	p := a + last
 	pipe := max(a, last, (p+d)/t)
-	shared := (p + float64(features)*nf/float64(first)*sharedKeyCost + d) / t
+	shared := (p*sharedMapCost + float64(features)*nf/float64(first)*sharedKeyCost + d) / t
 	return shared < pipe
 }
