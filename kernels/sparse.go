@@ -726,13 +726,13 @@ func (f *firstMet[K]) intern(key K, item, rank int) uint32 {
 	return id
 }
 
-// numberWorkers numbers the keys that threads workers met, met(w) giving
-// worker w's, as numberFirstMet does.
-func numberWorkers[K internKey](threads int, met func(w int) *firstMet[K]) (numbered []K, global [][]uint32) {
+// numberWorkers numbers the keys that threads workers met as
+// numberFirstMet does, met(w) giving worker w's keys and where it first
+// met them.
+func numberWorkers[K internKey](threads int, met func(w int) ([]K, []uint64)) (numbered []K, global [][]uint32) {
 	keys, first := make([][]K, threads), make([][]uint64, threads)
 	for w := range threads {
-		m := met(w)
-		keys[w], first[w] = m.ids.keys, m.first
+		keys[w], first[w] = met(w)
 	}
 	return numberFirstMet(keys, first)
 }
@@ -822,11 +822,7 @@ func mapFirstMet[K internKey](ctx context.Context, n, threads int, vector func(w
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	keys, first := make([][]K, threads), make([][]uint64, threads)
-	for w := range threads {
-		keys[w], first[w] = met(w)
-	}
-	numbered, global := numberFirstMet(keys, first)
+	numbered, global := numberWorkers(threads, met)
 	rs := make([]struct {
 		renumberer
 		_ [64]byte // the workers' buffers, side by side

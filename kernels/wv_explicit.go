@@ -260,11 +260,7 @@ func numberBins(ctx context.Context, gs []*graph.Graph, b *Binning, threads int)
 	if err != nil || unpacked.Load() {
 		return nil, err
 	}
-	keys, first := make([][]key128, threads), make([][]uint64, threads)
-	for w := range ws {
-		keys[w], first[w] = ws[w].bins.bins.keys, ws[w].first
-	}
-	numbered, global := numberFirstMet(keys, first)
+	numbered, global := numberWorkers(threads, func(w int) ([]key128, []uint64) { return ws[w].bins.bins.keys, ws[w].first })
 	for _, k := range numbered {
 		b.bins.intern(k)
 	}
@@ -388,7 +384,7 @@ func (x *wvVertexMapper) number(ctx context.Context, gs []*graph.Graph, threads 
 	if err != nil {
 		return err
 	}
-	numbered, _ := numberWorkers(threads, func(w int) *firstMet[key64] { return &ws[w].firstMet })
+	numbered, _ := numberWorkers(threads, func(w int) ([]key64, []uint64) { return ws[w].ids.keys, ws[w].first })
 	for _, key := range numbered {
 		x.vIDs.intern(key)
 	}
