@@ -174,7 +174,10 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 		scratch = max(scratch, 16*pg+16*n*p+36*nnzW[i]+4*n+16*p)
 	}
 	bytes := prep + perPair*pairs + perBin*v*p
-	if a.Kind == "hat" && newBinLayout(a.Delta, int(p), dim).w == 0 {
+	// Whether the bins pack into keys (see Binning.bin) decides how they
+	// are interned, and on more threads who bins them.
+	packed := a.Kind == "hat" && newBinLayout(a.Delta, int(p), dim).w > 0
+	if a.Kind == "hat" && !packed {
 		// Every bin is also a tuple of dim+1 words in a tupleInterner,
 		// whose slots and arena grow by doubling from 1024 slots to at
 		// most 4 slots and 2 tuples a tuple.
@@ -190,7 +193,7 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 	g := int64(len(gs))
 	bytes += 8*int64(dim)*v + 136*g + 72*g + 8*p*int64(dim)
 	if t := int64(max(1, min(threads, len(gs)))); t > 1 {
-		if a.Kind == "hat" && newBinLayout(a.Delta, int(p), dim).w > 0 {
+		if packed {
 			// Every vertex's bins, binned ahead by all workers (see
 			// numberBins), 4 bytes a bin of a vertex with an eighth
 			// more for rounding, and a slice header a graph; each
