@@ -28,22 +28,14 @@ import (
 // a pause of the machine can swing a ranking, so a decisive one is confirmed
 // on 136 pairs, where the budget allows.
 const (
-	sampleProbeMin   = 4
+	sampleProbeMin   = 2
 	sampleProbeStart = 8
 	sampleProbeShare = 40
 	sampleDecideMin  = 16
 	// cutFactor is how much slower than the implicit prediction a
 	// stopped explicit probe proves the explicit method.
 	cutFactor = 2
-	// raceStart is the first limit of the first probes on one thread (see
-	// raceInTurn), and probeFloor the least limit of any probe.
-	// Started at 0.25 ms, the race of 100 ENZYMES graphs for
-	// GraphHopper stopped both probes twice before the explicit one, of
-	// 1.5 ms, could finish: its probes took 7.8 ms, 4.6 ms from 2 ms. On
-	// 200 of them, from 2 ms, the explicit probe took 2.08 ms: 9.7 ms of
-	// probes for a run of 70 ms. A first explicit probe of 5 ms is the
-	// sample's share of a run of 200 ms and more.
-	raceStart  = 5 * time.Millisecond
+	// probeFloor is the least time limit of any probe.
 	probeFloor = 100 * time.Microsecond
 )
 
@@ -205,16 +197,14 @@ func (v *vecStats) dotTerms(model walkModel, m, n int) []CostTerm {
 // alone can cost more than the faster run: on 200 ENZYMES graphs, the
 // implicit shortest-path kernel took 8 ms on 8 graphs, whose explicit
 // run takes 12 ms on all. So once one probe of a sample has finished, the
-// other runs within the limit that decides if it is reached: the finished
-// method's prediction over the least factor by which the other's time
-// scales from the sample to all graphs (weightSums.least; n/m where the
-// graphs weigh alike) for an implicit probe, and cutFactor times that for
-// an explicit one (see cutFactor). A stopped probe makes its prediction a
-// lower bound, which decides. On one thread the first
-// two probes race (see raceInTurn), and later samples run the faster
-// method first, without a limit (its cost is within the budget), and the
-// other within its deciding limit. On more, both probes of a sample run
-// at once (see probeAtOnce).
+// other runs until its time proves at least the prediction that decides:
+// the finished method's for an implicit probe, and cutFactor times it for
+// an explicit one (see cutFactor and clockLimit). A stopped probe makes
+// its prediction a lower bound, which decides. On one thread the first
+// two probes take turns until one finishes (see prober.race), and later
+// samples run the faster method first, without a limit (its cost is
+// within the budget), and the other until it decides. On more, both
+// probes of a sample run at once (see prober.atOnce).
 //
 // The probes compute the same as the methods on n graphs, one thread
 // each, so the advice holds for one thread, as the kernels compute. The
@@ -242,22 +232,20 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 	m := min(n, max(sampleProbeMin, min(sampleProbeStart, n/sampleProbeShare)))
 	sub := first(m)
 	smp := w.sums(sub)
-	// decidingLimit is the limit of the other method's probe once that
-	// of done has cost c: a stop there proves the other method's time
-	// on all graphs at least done's prediction, and cutFactor times it
-	// for an explicit probe.
-	decidingLimit := func(done Method, c sampleCost) time.Duration {
-		f := c.scale(smp, all, m, n, model) / smp.least(all)
+	// deciding returns the prediction on all graphs that decides once
+	// done's probe has cost c: done's prediction for an implicit probe,
+	// and cutFactor times it for an explicit one.
+	deciding := func(done Method, c sampleCost) float64 {
+		f := c.scale(smp, all, m, n, model)
 		if done == Implicit {
 			f *= cutFactor
 		}
-		return max(time.Duration(f*1e9), probeFloor)
+		return f
 	}
-	// stoppedAt returns the lower bound on all graphs that a probe
-	// stopped at limit proves, and a cost on the sample that scales to
-	// it per graph, so that the advice's terms show the bound.
-	stoppedAt := func(limit time.Duration) (sampleCost, float64) {
-		bound := limit.Seconds() * smp.least(all)
+	// stoppedAt returns a cost on the sample that scales to bound, the
+	// lower bound on all graphs that a stopped probe proved, per graph,
+	// so that the advice's terms show the bound.
+	stoppedAt := func(bound float64) (sampleCost, float64) {
 		return sampleCost{perGraph: time.Duration(bound * smp.graphs / all.graphs * 1e9)}, bound
 	}
 	var (
@@ -272,15 +260,16 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 			st  probeStage
 			err error
 		)
+		p := &prober{ctx: ctx, k: k, sub: sub, scale: newProbeScale(smp, all), deciding: deciding}
 		switch {
 		case threads > 1:
-			st, err = probeAtOnce(ctx, k, sub, decidingLimit)
+			st, err = p.atOnce()
 		case len(sizes) == 1:
-			st, err = raceInTurn(ctx, k, sub, decidingLimit)
+			st, err = p.race()
 		case pe <= pi:
-			st, err = probeInTurn(ctx, k, sub, Explicit, decidingLimit)
+			st, err = p.inTurn(Explicit)
 		default:
-			st, err = probeInTurn(ctx, k, sub, Implicit, decidingLimit)
+			st, err = p.inTurn(Implicit)
 		}
 		if err != nil {
 			return nil, err
@@ -342,11 +331,11 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 }
 
 // probeStage is what the probes of one sample found, explicit first: a
-// method's cost, or the limit at which its probe was stopped (zero if it
-// was not).
+// method's cost, or, if its probe was stopped, the lower bound on all
+// graphs in seconds that the stop proved (zero if it was not stopped).
 type probeStage struct {
 	costs [2]sampleCost
-	stops [2]time.Duration
+	stops [2]float64
 }
 
 // methodIndex is m's index in a probeStage, and methodSplit how its
@@ -372,93 +361,110 @@ func otherMethod(m Method) Method {
 	return Explicit
 }
 
-// probeInTurn runs first's probe of sub without a limit and then the
-// other's within decidingLimit.
-func probeInTurn(ctx context.Context, k Kernel, sub []*graph.Graph, first Method, decidingLimit func(Method, sampleCost) time.Duration) (probeStage, error) {
+// A prober runs the probes of one sample, sub, of the sampling advisor.
+// scale turns their times into lower bounds on all graphs, and deciding
+// gives the prediction on all graphs that decides once one method's probe
+// has finished at cost c (see adviseBySampling).
+type prober struct {
+	ctx      context.Context
+	k        Kernel
+	sub      []*graph.Graph
+	scale    probeScale
+	deciding func(done Method, c sampleCost) float64
+}
+
+// inTurn runs first's probe without a limit and then the other's until
+// it decides.
+func (p *prober) inTurn(first Method) (probeStage, error) {
 	var st probeStage
-	c, _, err := sampleGram(k, sub, first, newClockLimit(ctx))
+	c, _, err := p.sampleGram(first, p.newLimit())
 	if err != nil {
 		return st, err
 	}
 	st.costs[methodIndex(first)] = c
-	return probeWithin(ctx, k, sub, otherMethod(first), decidingLimit(first, c), st)
+	return p.decide(otherMethod(first), p.deciding(first, c), st)
 }
 
-// probeWithin runs m's probe of sub within limit and notes it in st.
-func probeWithin(ctx context.Context, k Kernel, sub []*graph.Graph, m Method, limit time.Duration, st probeStage) (probeStage, error) {
-	lim := newClockLimit(ctx)
-	lim.set(limit)
-	c, stopped, err := sampleGram(k, sub, m, lim)
-	st.costs[methodIndex(m)] = c
+// decide runs m's probe until its time proves the deciding prediction
+// target (see clockLimit.decide), and notes it in st.
+func (p *prober) decide(m Method, target float64, st probeStage) (probeStage, error) {
+	lim := p.newLimit()
+	lim.decide(target)
+	return p.note(m, lim, st)
+}
+
+// note runs m's probe within lim and notes its cost, or the bound its stop
+// proved, in st.
+func (p *prober) note(m Method, lim *clockLimit, st probeStage) (probeStage, error) {
+	c, stopped, err := p.sampleGram(m, lim)
+	i := methodIndex(m)
+	st.costs[i], st.stops[i] = c, 0
 	if stopped {
-		st.stops[methodIndex(m)] = limit
+		st.stops[i] = lim.proved()
 	}
 	return st, err
 }
 
-// raceInTurn runs the first probes of sub on one thread: each runs within
-// a limit, the explicit one first, from raceStart up by four times a
-// round, until one finishes. The other then runs within decidingLimit,
-// unless the race stopped the explicit one beyond that already.
-func raceInTurn(ctx context.Context, k Kernel, sub []*graph.Graph, decidingLimit func(Method, sampleCost) time.Duration) (probeStage, error) {
-	var st probeStage
-	for limit := raceStart; ; limit *= 4 {
-		race, err := probeWithin(ctx, k, sub, Explicit, limit, st)
-		if err != nil {
-			return st, err
-		}
-		if race.stops[0] == 0 {
-			return probeWithin(ctx, k, sub, Implicit, decidingLimit(Explicit, race.costs[0]), race)
-		}
-		if race, err = probeWithin(ctx, k, sub, Implicit, limit, race); err != nil {
-			return st, err
-		}
-		if race.stops[1] == 0 {
-			if explLimit := decidingLimit(Implicit, race.costs[1]); limit < explLimit {
-				race.stops[0] = 0
-				return probeWithin(ctx, k, sub, Explicit, explLimit, race)
-			}
-			return race, nil // the race stopped the explicit probe beyond its limit already
+// race runs the first probes on one thread, taking turns (see turns)
+// until one finishes: the other then runs on alone until it decides.
+// Their costs are their own times, which the turns leave out (see own).
+// Raced by restarts instead, each probe within a limit from 5 ms up by four
+// times a round, the probes of sp with 16 binning iterations on 60 ENZYMES
+// graphs stopped the explicit one twice before it was cut at 21 ms: 29.6 ms
+// of probes for an implicit run of 0.28 s.
+func (p *prober) race() (probeStage, error) { return p.both(newTurns()) }
+
+// atOnce runs the probes by both methods at once, for kernels with the
+// threads for it. So the probes take about the longer of the two, where
+// one after the other took their sum: the explicit probe of the sample and
+// the implicit one within its deciding limit, each about the sample's
+// share of the explicit run, were 10–20% of the two-thread runs of sp and
+// gi on MUTAG and on 200 ENZYMES graphs.
+func (p *prober) atOnce() (probeStage, error) { return p.both(nil) }
+
+// both runs the probes by both methods, the implicit one on a helper of
+// ctx's Crew or a goroutine of its own (see goWith), taking turns t if t
+// is not nil, else at once: the first to finish decides where the other
+// stops, counted from the other's start, which stops it at its next check
+// if its time proves that already.
+func (p *prober) both(t *turns) (probeStage, error) {
+	methods := [2]Method{Explicit, Implicit}
+	lims := [2]*clockLimit{p.newLimit(), p.newLimit()}
+	if t != nil {
+		for i, l := range lims {
+			l.turns, l.side = t, i
 		}
 	}
-}
-
-// probeAtOnce runs the probes of sub by both methods at once, the
-// implicit one on a helper of ctx's Crew or a goroutine of its own (see
-// goWith), for kernels with the threads for it: the first to finish sets
-// the other's deciding limit, counted from the other's start, which stops
-// it at its next check if it has run longer already. So the probes take
-// about the longer of the two, where one after the other took their sum:
-// the explicit probe of the sample and the implicit one within its
-// deciding limit, each about the sample's share of the explicit run, were
-// 10–20% of the two-thread runs of sp and gi on MUTAG and on 200 ENZYMES
-// graphs.
-func probeAtOnce(ctx context.Context, k Kernel, sub []*graph.Graph, decidingLimit func(Method, sampleCost) time.Duration) (probeStage, error) {
-	methods := [2]Method{Explicit, Implicit}
-	lims := [2]*clockLimit{newClockLimit(ctx), newClockLimit(ctx)}
 	var (
 		st    probeStage
 		errs  [2]error
 		first atomic.Bool
 	)
 	probe := func(i int) {
-		c, stopped, err := sampleGram(k, sub, methods[i], lims[i])
+		lims[i].restart()
+		c, stopped, err := p.sampleGram(methods[i], lims[i])
 		switch {
 		case err != nil:
 			errs[i] = err
 			lims[1-i].set(0)
 		case stopped:
-			st.stops[i] = lims[i].limit()
+			st.stops[i] = lims[i].proved()
 		default:
 			st.costs[i] = c
 			if first.CompareAndSwap(false, true) {
-				lims[1-i].set(decidingLimit(methods[i], c))
+				lims[1-i].decide(p.deciding(methods[i], c))
 			}
+		}
+		if t != nil {
+			t.finish(i)
 		}
 	}
 	done := make(chan struct{})
-	goWith(ctx, func() {
+	goWith(p.ctx, func() {
 		defer close(done)
+		if t != nil {
+			<-t.wake[1]
+		}
 		probe(1)
 	})
 	probe(0)
@@ -466,32 +472,201 @@ func probeAtOnce(ctx context.Context, k Kernel, sub []*graph.Graph, decidingLimi
 	return st, cmp.Or(errs[0], errs[1])
 }
 
-// clockLimit is the context of a probe with a time limit, which may be
-// set while the probe runs: its Err reads the clock. A context's timer,
-// which Done waits for, fired a millisecond late at the earliest on a
-// 2-core VM (the resolution of its timers), four times the limit of the
-// smallest probes. The kernels poll Err between graphs and pairs, and a
-// probe runs on one goroutine, so Done stays the parent's.
+// turns lets two probes share one thread, the first starting: each gives
+// the other its turn at a check of its limit once its own time leads the
+// other's by turnLead, or a quarter of its own if more, and the other runs
+// on alone once one finishes. The turns pass on unbuffered channels, so
+// the one that takes its turn runs next on the same thread, and the two
+// never run at once; the fields are the running probe's.
+type turns struct {
+	wake [2]chan struct{}
+	own  [2]time.Duration
+	done [2]bool
+}
+
+// turnLead is the least lead in own time at which a probe gives the other
+// its turn: a turn costs a few microseconds.
+const turnLead = 100 * time.Microsecond
+
+func newTurns() *turns {
+	return &turns{wake: [2]chan struct{}{make(chan struct{}), make(chan struct{})}}
+}
+
+// pass gives the other probe its turn if probe i, whose own time is own,
+// leads it, and returns how long probe i waited for its next.
+func (t *turns) pass(i int, own time.Duration) time.Duration {
+	t.own[i] = own
+	j := 1 - i
+	if t.done[j] || own < t.own[j]+max(turnLead, own/4) {
+		return 0
+	}
+	w := time.Now()
+	t.wake[j] <- struct{}{}
+	<-t.wake[i]
+	return time.Since(w)
+}
+
+// finish ends probe i's turns: the other, if it is not done, runs on.
+func (t *turns) finish(i int) {
+	t.done[i] = true
+	if !t.done[1-i] {
+		t.wake[1-i] <- struct{}{}
+	}
+}
+
+// newLimit returns a limit, not set, on the probes' context.
+func (p *prober) newLimit() *clockLimit { return newClockLimit(p.ctx, p.scale) }
+
+// sampleGram computes the Gram matrix of the sample by method m within lim
+// and splits its Report's times as m's probes do (see methodSplit). The
+// kernels check lim between graphs and pairs; stopped reports that lim
+// stopped the computation.
+func (p *prober) sampleGram(m Method, lim *clockLimit) (c sampleCost, stopped bool, err error) {
+	_, rep, err := p.k.Gram(lim, p.sub, m)
+	if err != nil {
+		if lim.Context.Err() == nil && lim.stopped() {
+			return sampleCost{}, true, nil
+		}
+		return sampleCost{}, false, fmt.Errorf("%s kernel: %s probe on %d graphs: %w", p.k.Name(), m, len(p.sub), err)
+	}
+	c = methodSplit(m)(rep)
+	if lim.turns != nil {
+		// The Report's times hold the waits for the turns: the probe's
+		// own time splits at the start of the pairs instead, all of it
+		// the explicit map's (its sample's dot products take
+		// microseconds).
+		own := lim.own()
+		pa := time.Duration(lim.pairsAt.Load())
+		switch {
+		case m == Explicit:
+			c.perGraph = own
+		case pa > 0:
+			c.perGraph, c.perPair = pa, own-pa
+		}
+	}
+	return c, false, nil
+}
+
+// probeScale holds the factors by which a sample's times scale to all
+// graphs' (see weightSums): its per-graph work's, its pairs', and the
+// least of the two, by which a time of either scales at least.
+type probeScale struct {
+	graphs, pairs, least float64
+}
+
+func newProbeScale(smp, all weightSums) probeScale {
+	return probeScale{graphs: all.graphs / smp.graphs, pairs: all.pairs / smp.pairs, least: smp.least(all)}
+}
+
+// clockLimit is the context of a probe that stops where its time so far
+// proves its method's time on all graphs at least a prediction that
+// decides the advice, or at a plain time limit; either may be set while
+// the probe runs. Its Err reads the clock. A context's timer, which Done
+// waits for, fired a millisecond late at the earliest on a 2-core VM (the
+// resolution of its timers), four times the limit of the smallest probes.
+// The kernels poll Err between graphs and pairs, and a probe runs on one
+// goroutine, so Done stays the parent's.
+//
+// A time t proves at least t times the least factor of the scale, not
+// knowing whether it went to graphs or to pairs. Once the pairs have begun
+// (see notePairs), the time before scales by the graphs' factor and the
+// time since by the pairs', n(n+1)/(m(m+1)) where the graphs weigh alike:
+// so an implicit probe proves the explicit prediction after the sample's
+// preparation and a few pairs. gi's implicit probe of 4 of 60 SYNTHETICnew
+// graphs (one binning iteration), whose pairs began at 0.09 ms, ran on to
+// 0.98 ms, past the least factor's limit of 0.33 ms, as its pairs checked
+// the limit every 64 only; it proved 0.16 s against the explicit 4.9 ms.
+// With the pairs' factor and a check every wvCheckWork vertex pairs, it
+// stops after its first pair (see TestProbeStopsAtPairs for the bound).
 type clockLimit struct {
 	context.Context
 	start time.Time
-	// max is the limit in nanoseconds from start, math.MaxInt64 until
-	// set.
-	max atomic.Int64
+	scale probeScale
+	// max is the time limit in nanoseconds from start, math.MaxInt64
+	// until set, and target the deciding prediction in seconds, as
+	// math.Float64bits, 0 until set.
+	max    atomic.Int64
+	target atomic.Uint64
+	// pairsAt is the time in nanoseconds from start at which the pairs
+	// began, 0 before; bound the bound proved at the stop, as
+	// math.Float64bits, and hit reports the stop.
+	pairsAt atomic.Int64
+	bound   atomic.Uint64
+	hit     atomic.Bool
+	// turns, if not nil, shares the thread with another probe (see
+	// prober.race): side is this probe's, and paused the time it waited
+	// for its turns, which its own time leaves out.
+	turns  *turns
+	side   int
+	paused time.Duration
 }
 
 // newClockLimit returns a limit on ctx, starting now, that is not set.
-func newClockLimit(ctx context.Context) *clockLimit {
-	c := &clockLimit{Context: ctx, start: time.Now()}
+func newClockLimit(ctx context.Context, scale probeScale) *clockLimit {
+	c := &clockLimit{Context: ctx, start: time.Now(), scale: scale}
 	c.max.Store(math.MaxInt64)
 	return c
 }
 
+// restart starts the probe's time now.
+func (c *clockLimit) restart() { c.start = time.Now() }
+
+// own returns the probe's own time: since its start, less its waits for
+// its turns.
+func (c *clockLimit) own() time.Duration { return time.Since(c.start) - c.paused }
+
 // set limits the probe to d from its start.
 func (c *clockLimit) set(d time.Duration) { c.max.Store(int64(d)) }
 
-// limit returns the limit set.
+// decide stops the probe once its time proves target seconds on all
+// graphs, and at the latest at the time that proves it by the least
+// factor, or probeFloor.
+func (c *clockLimit) decide(target float64) {
+	c.target.Store(math.Float64bits(target))
+	c.set(max(time.Duration(target/c.scale.least*1e9), probeFloor))
+}
+
+// limit returns the time limit set.
 func (c *clockLimit) limit() time.Duration { return time.Duration(c.max.Load()) }
+
+// proves returns the lower bound on all graphs, in seconds, that the
+// probe's time el proves.
+func (c *clockLimit) proves(el time.Duration) float64 {
+	pa := c.pairsAt.Load()
+	if pa == 0 || time.Duration(pa) > el {
+		return el.Seconds() * c.scale.least
+	}
+	before := time.Duration(pa).Seconds()
+	return before*c.scale.graphs + (el.Seconds()-before)*c.scale.pairs
+}
+
+// stopped reports whether the limit stopped the probe, and proved the
+// bound it proved then.
+func (c *clockLimit) stopped() bool { return c.hit.Load() }
+func (c *clockLimit) proved() float64 {
+	return math.Float64frombits(c.bound.Load())
+}
+
+// Value implements context.Context: the limit is the value of pairsKey,
+// for notePairs.
+func (c *clockLimit) Value(key any) any {
+	if key == (pairsKey{}) {
+		return c
+	}
+	return c.Context.Value(key)
+}
+
+type pairsKey struct{}
+
+// notePairs notes in the probe's limit that ctx is, if ctx is a probe's,
+// that its kernel's pairs begin now: the time before is the graphs' (see
+// clockLimit). gramRows calls it, which every implicit method of the
+// sampling advisor's kernels computes its pairs with.
+func notePairs(ctx context.Context) {
+	if c, ok := ctx.Value(pairsKey{}).(*clockLimit); ok {
+		c.pairsAt.CompareAndSwap(0, max(1, int64(c.own())))
+	}
+}
 
 // Deadline implements context.Context.
 func (c *clockLimit) Deadline() (time.Time, bool) {
@@ -515,21 +690,25 @@ func (c *clockLimit) Err() error {
 	return nil
 }
 
-func (c *clockLimit) passed() bool { return time.Since(c.start) >= c.limit() }
-
-// sampleGram computes the Gram matrix of a sample by method m within lim
-// and splits its Report's times as m's probes do (see methodSplit). The
-// kernels check lim between graphs and pairs; stopped reports that its
-// limit stopped the computation.
-func sampleGram(k Kernel, sub []*graph.Graph, m Method, lim *clockLimit) (c sampleCost, stopped bool, err error) {
-	_, rep, err := k.Gram(lim, sub, m)
-	if err != nil {
-		if lim.Context.Err() == nil && lim.passed() {
-			return sampleCost{}, true, nil
-		}
-		return sampleCost{}, false, fmt.Errorf("%s kernel: %s probe on %d graphs: %w", k.Name(), m, len(sub), err)
+// passed reports whether the probe is over its limit, noting the bound
+// its time proves at the first time it is.
+func (c *clockLimit) passed() bool {
+	if c.hit.Load() {
+		return true
 	}
-	return methodSplit(m)(rep), false, nil
+	if c.turns != nil {
+		c.paused += c.turns.pass(c.side, c.own())
+	}
+	el := c.own()
+	b := c.proves(el)
+	t := math.Float64frombits(c.target.Load())
+	if el < c.limit() && (t == 0 || b < t) {
+		return false
+	}
+	if c.hit.CompareAndSwap(false, true) {
+		c.bound.Store(math.Float64bits(b))
+	}
+	return true
 }
 
 // Advise implements Advisor for the shortest-path kernel by sampling (see

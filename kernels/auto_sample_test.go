@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -163,10 +165,22 @@ func TestSamplingAdvisorEmpty(t *testing.T) {
 // perGraph for each graph, its implicit one perPair for each pair i ≤ j,
 // both polling their context as the kernels do between graphs and pairs,
 // and more often, as the implicit shortest-path kernel does inside a
-// large pair (see spCheckWork).
+// large pair (see spCheckWork). Its implicit pairs begin with notePairs,
+// as gramRows's do, unless unnoted. It counts its work as it spins, not
+// the clock's time, so that a probe's waits for its turns (see turns)
+// leave its work whole; if spins is not nil, it notes there whether two
+// Gram matrices ever spun at once.
 type costKernel struct {
 	perGraph, perPair time.Duration
 	threads           int
+	unnoted           bool
+	spins             *spinLog
+}
+
+// spinLog notes the costKernels spinning, and whether two ever were.
+type spinLog struct {
+	active  atomic.Int32
+	overlap atomic.Bool
 }
 
 func (c *costKernel) Name() string      { return "cost" }
@@ -176,7 +190,17 @@ func (c *costKernel) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*ma
 	n := len(gs)
 	start := time.Now()
 	spin := func(d time.Duration) error {
-		for end := time.Now().Add(d); time.Now().Before(end); {
+		for d > 0 {
+			t := time.Now()
+			if c.spins != nil && c.spins.active.Add(1) > 1 {
+				c.spins.overlap.Store(true)
+			}
+			for time.Since(t) < min(d, 5*time.Microsecond) {
+			}
+			if c.spins != nil {
+				c.spins.active.Add(-1)
+			}
+			d -= time.Since(t)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -191,6 +215,9 @@ func (c *costKernel) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*ma
 		}
 		rep.TPhi = time.Since(start)
 	} else {
+		if !c.unnoted {
+			notePairs(ctx)
+		}
 		for range n * (n + 1) / 2 {
 			if err := spin(c.perPair); err != nil {
 				return nil, rep, err
@@ -205,18 +232,20 @@ func (c *costKernel) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOp
 }
 
 // TestSamplingAdvisorStops checks that a probe of the far slower method
-// is stopped at the limit that decides, on a kernel of known costs and
-// 100 graphs: an implicit method of 2 ms a pair (10 s in all) against an
-// explicit one of 20 µs a graph (2 ms), where the implicit probe of 8
-// graphs, run first, took 72 ms; and an explicit method of 5 ms a graph
-// (0.5 s) against an implicit one of 5 µs a pair (25 ms), where the
-// explicit probe of 4 graphs, 20 ms, is stopped by the race at 5 ms
-// (raceStart), which decides, on one thread. On two, the probes run at
-// once (probeAtOnce): the implicit one, 50 µs, sets the explicit one's
-// limit, twice the sample's share 4/100 of 25 ms, 2 ms. So the lower
-// bound it proves is 2 ms × 100/4 = 50 ms, where the race's proves 125
-// ms. The probes' bounds leave room for a busy machine: the expected
-// probes take 0.2 and 5.1 ms on one thread, 0.1 and 2 ms on two.
+// is stopped where it decides, on a kernel of known costs and 100 graphs,
+// whose first sample holds 2: an implicit method of 2 ms a pair (10 s in
+// all) against an explicit one of 20 µs a graph (2 ms), where the implicit
+// probe of 8 graphs, run first, took 72 ms; and an explicit method of 5 ms
+// a graph (0.5 s) against an implicit one of 5 µs a pair (25 ms). The
+// implicit probe's 3 pairs, 15 µs, finish first, and the explicit one is
+// stopped at twice the sample's share 2/100 of 25 ms, 1 ms, on one thread
+// (taking turns, see prober.race) and on two (at once): so the lower bound
+// it proves is 1 ms × 100/2 = 50 ms. The implicit probe proves the
+// explicit prediction, 2 ms, in its first microseconds: its pairs scale by
+// 5050/3. The probes' bounds leave room for a busy machine: the expected
+// probes take 0.05 and 1.1 ms. So does the lower bound on two threads; on
+// one, a pause of 0.1 ms in the implicit probe's 15 µs doubles it (1 run
+// in 200 here), so its bound is not checked there.
 func TestSamplingAdvisorStops(t *testing.T) {
 	gs := make([]*graph.Graph, 100)
 	for i := range gs {
@@ -351,5 +380,109 @@ func TestSizeWeightsSums(t *testing.T) {
 	from := sizeWeights{graph: 2, pair: 1}.sums(gs[:2])
 	if got, want := from.least(tests[0].want), 22.0/5; got != want {
 		t.Errorf("least %g, want %g", got, want)
+	}
+}
+
+// TestClockLimitProves checks the lower bound that a probe's time proves
+// against hand counts, for a sample whose graphs' work scales by 15 and
+// whose pairs' by 183 (60 graphs of a size from 4): before the pairs,
+// its time scales by the least factor; once they began at 1 ms, that
+// millisecond scales by 15 and the time since by 183.
+func TestClockLimitProves(t *testing.T) {
+	tests := []struct {
+		pairsAt, el time.Duration
+		want        float64 // seconds
+	}{
+		{0, 2 * time.Millisecond, 0.030},                    // 2 ms × 15
+		{time.Millisecond, time.Millisecond, 0.015},         // 1 ms × 15
+		{time.Millisecond, 2 * time.Millisecond, 0.198},     // 1 ms × 15 + 1 ms × 183
+		{time.Millisecond, 1500 * time.Microsecond, 0.1065}, // 15 ms + 0.5 ms × 183
+	}
+	for _, tt := range tests {
+		c := newClockLimit(context.Background(), probeScale{graphs: 15, pairs: 183, least: 15})
+		c.pairsAt.Store(int64(tt.pairsAt))
+		if got := c.proves(tt.el); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("pairs at %v, time %v: proves %g s, want %g", tt.pairsAt, tt.el, got, tt.want)
+		}
+	}
+}
+
+// TestProbeStopsAtPairs checks that an implicit probe whose pairs scale
+// far beyond its graphs is stopped once its pairs prove the deciding
+// prediction: 4 graphs of 100, 10 pairs of 5 ms, and 1 s to prove, which
+// the pairs' factor 5050/10 proves after 2 ms of pairs, where the least
+// factor 25 would take 40 ms. A kernel that does not note its pairs runs
+// to the least factor's limit.
+func TestProbeStopsAtPairs(t *testing.T) {
+	gs := make([]*graph.Graph, 100)
+	for i := range gs {
+		gs[i] = tinyPath
+	}
+	all := sizeWeights{}.sums(gs)
+	smp := sizeWeights{}.sums(gs[:4])
+	for _, tt := range []struct {
+		unnoted       bool
+		least, most   time.Duration
+		provedAtLeast float64
+	}{
+		{false, time.Millisecond, 20 * time.Millisecond, 1},
+		{true, 40 * time.Millisecond, time.Second, 1},
+	} {
+		k := &costKernel{perPair: 5 * time.Millisecond, unnoted: tt.unnoted}
+		p := &prober{ctx: context.Background(), k: k, sub: gs[:4], scale: newProbeScale(smp, all)}
+		start := time.Now()
+		st, err := p.decide(Implicit, 1, probeStage{})
+		took := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.stops[1] < tt.provedAtLeast || took < tt.least || took > tt.most {
+			t.Errorf("unnoted %v: stopped after %v proving %g s; want %v to %v, at least %g s", tt.unnoted, took, st.stops[1], tt.least, tt.most, tt.provedAtLeast)
+		}
+	}
+}
+
+// TestRaceTakesTurns checks that the first probes on one thread never
+// spin at once, and that each one's cost is its own work, not the time
+// it waited for its turns: an explicit probe of 4 graphs of 2 ms and an
+// implicit one of 10 pairs of 0.2 ms, which finishes first, after about
+// 2 ms of its own and as much of the other's turns, so that its wall
+// time is about 4 ms: the check leaves 1.5 ms for a pause of the machine.
+func TestRaceTakesTurns(t *testing.T) {
+	gs := make([]*graph.Graph, 100)
+	for i := range gs {
+		gs[i] = tinyPath
+	}
+	var (
+		log   spinLog
+		first []Method
+	)
+	k := &costKernel{perGraph: 2 * time.Millisecond, perPair: 200 * time.Microsecond, spins: &log}
+	p := &prober{
+		ctx: context.Background(), k: k, sub: gs[:4],
+		scale: newProbeScale(sizeWeights{}.sums(gs[:4]), sizeWeights{}.sums(gs)),
+		deciding: func(done Method, _ sampleCost) float64 {
+			first = append(first, done)
+			return 100 // lets the explicit probe finish
+		},
+	}
+	st, err := p.race()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log.overlap.Load() {
+		t.Error("the probes spun at once")
+	}
+	if !slices.Equal(first, []Method{Implicit}) {
+		t.Errorf("finished first: %v, want the implicit probe alone", first)
+	}
+	if st.stops != [2]float64{} {
+		t.Fatalf("stopped: %v", st.stops)
+	}
+	if c := st.costs[1]; c.perPair < 2*time.Millisecond || c.perPair > 3500*time.Microsecond {
+		t.Errorf("implicit probe's pairs cost %v, want its own 2 ms", c.perPair)
+	}
+	if c := st.costs[0]; c.perGraph < 8*time.Millisecond || c.perGraph > 14*time.Millisecond {
+		t.Errorf("explicit probe's graphs cost %v, want its own 8 ms", c.perGraph)
 	}
 }

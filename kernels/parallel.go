@@ -105,6 +105,8 @@ func forRowsTimed(ctx context.Context, n, threads int, fn func(worker, i int) er
 // scratch of its own, and r is its own Report, so that the counters need no
 // locks; the workers' Reports are added to rep when all are done, also
 // when a row fails. A row checks ctx itself, as often as its pairs need.
+// The pairs' start is noted in a sampling probe's limit, if ctx is one
+// (see notePairs).
 func gramRows(ctx context.Context, n, threads int, rep *Report, row func(w, i int, out []float64, r *Report) error) (*mat.SymDense, error) {
 	if n == 0 {
 		return &mat.SymDense{}, nil
@@ -116,6 +118,7 @@ func gramRows(ctx context.Context, n, threads int, rep *Report, row func(w, i in
 		Report
 		_ [64]byte
 	}, max(1, min(threads, n)))
+	notePairs(ctx)
 	err := forRows(ctx, n, threads, func(w, i int) error {
 		return row(w, i, raw.Data[i*raw.Stride+i:i*raw.Stride+n], &reps[w].Report)
 	})
