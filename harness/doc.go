@@ -145,6 +145,7 @@
 //	                  where auto failed before it chose
 //	switched          true where auto switched from the explicit method
 //	                  to the implicit one during the run
+//	t_probe           auto: the time of its probes, part of t_total
 //
 // Phase and cost columns the kernel does not report are 0. For timeout and
 // oom rows t_total and t_wall hold the time until the run stopped.

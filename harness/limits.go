@@ -104,6 +104,8 @@ type outcome struct {
 	// to it from the explicit one.
 	ran      kernels.Method
 	switched bool
+	// probe is the time of the automatic method's probes.
+	probe time.Duration
 	// estimate is the kernel's memory estimate when it was refused
 	// before running because the estimate exceeded the limit.
 	estimate int64
@@ -162,7 +164,7 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 	if m == kernels.Auto {
 		out.ran = ""
 		if a != nil {
-			out.note = autoNote(a)
+			out.note, out.probe = autoNote(a), a.Probe
 			out.ran, out.switched = a.Run, a.Switch != nil
 			if out.switched {
 				out.ran = kernels.Implicit

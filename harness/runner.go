@@ -461,7 +461,7 @@ func (cr *cellRun) next(ctx context.Context, mr *methodRun, every time.Duration)
 		r.ProductVertices, r.ProductEdges, r.Pairs = rp.ProductVertices, rp.ProductEdges, rp.Pairs
 		r.Comparisons = rp.Comparisons
 	}
-	r.Ran, r.Switched = string(o.ran), o.switched
+	r.Ran, r.Switched, r.Probe = string(o.ran), o.switched, o.probe.Seconds()
 	if o.note != "" {
 		r.Note = joinNotes(r.Note, o.note)
 	}

@@ -64,6 +64,9 @@ type Row struct {
 	// their places.
 	Ran      string `json:"ran"`
 	Switched bool   `json:"switched"`
+	// Probe is the time of auto's probes, part of Total (0 for the
+	// other methods and in rows written before it).
+	Probe float64 `json:"t_probe"`
 }
 
 // The statuses of a row, besides "error: ..." for failures.
@@ -89,7 +92,7 @@ func fixedColumns() []string {
 	return []string{"cell_index", "cell", "data", "graphs", "kernel", "params", "method", "rep", "threads",
 		"status", "note", "t_total", "t_wall", "t_prep", "t_phi", "t_dot", "t_wdpg", "t_walks",
 		"feature_nnz", "max_feature_nnz", "features", "product_vertices", "product_edges", "pairs", "comparisons",
-		"heap_base_bytes", "peak_heap_bytes", "started", "host", "ran", "switched"}
+		"heap_base_bytes", "peak_heap_bytes", "started", "host", "ran", "switched", "t_probe"}
 }
 
 // csvHeader returns the header of cells.csv for the given axes.
@@ -115,7 +118,7 @@ func (r *Row) csvRecord(axes []string) []string {
 		i64(r.FeatureNNZ), i64(r.MaxFeatureNNZ), i64(r.Features), i64(r.ProductVertices),
 		i64(r.ProductEdges), i64(r.Pairs), i64(r.Comparisons),
 		strconv.FormatUint(r.HeapBase, 10), strconv.FormatUint(r.PeakHeap, 10),
-		r.Started.UTC().Format(time.RFC3339Nano), r.Host, r.Ran, strconv.FormatBool(r.Switched))
+		r.Started.UTC().Format(time.RFC3339Nano), r.Host, r.Ran, strconv.FormatBool(r.Switched), fmtFloat(r.Probe))
 }
 
 // Meta is meta.json: what produced a results folder.

@@ -112,6 +112,28 @@ func TestSummarizeAutoLimits(t *testing.T) {
 			t.Errorf("%s: summary %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
+	// Probes, from the t_probe column and from a note: the mean of
+	// 0.1 s and 0.04 s is 0.07 s, over 5% of the oracle's 1 s; cell K's
+	// 0.01 s is under 5% of its 0.5 s.
+	probed := func(r harness.Row, p float64) harness.Row {
+		r.Probe = p
+		return r
+	}
+	probes := []harness.Row{
+		row("J", "explicit", ok, 1, ""), row("J", "implicit", ok, 2, ""),
+		probed(row("J", "auto", ok, 1.1, "auto chose explicit (predicted explicit 1s, implicit 2s; probes 0.5s)"), 0.1),
+		row("J", "auto", ok, 1.1, "auto chose explicit (predicted explicit 1s, implicit 2s; probes 0.04s)"),
+		row("K", "explicit", ok, 2, ""), row("K", "implicit", ok, 0.5, ""),
+		probed(row("K", "auto", ok, 0.6, "auto chose implicit (...)"), 0.01),
+	}
+	got := SummarizeAuto(probes)
+	if math.Abs(got.Probes-0.08) > 1e-12 || got.ProbesOver != 1 {
+		t.Errorf("probes %g s, %d cells over 5%%; want 0.08 s, 1", got.Probes, got.ProbesOver)
+	}
+	if s := got.String(); !strings.Contains(s, "the probes took 4.7% of auto's total time, and over 5% of the oracle's time in 1 of the cells") {
+		t.Errorf("summary %q lacks the probes' share", s)
+	}
+
 	s := SummarizeAuto(tests[0].rows).String()
 	for _, want := range []string{"1 of 1 cells", "1.25×", "hit the time limit"} {
 		if !strings.Contains(s, want) {
