@@ -422,11 +422,11 @@ func (p *prober) race() (probeStage, error) { return p.both(newTurns()) }
 // gi on MUTAG and on 200 ENZYMES graphs.
 func (p *prober) atOnce() (probeStage, error) { return p.both(nil) }
 
-// both runs the probes by both methods, the implicit one on a helper of
-// ctx's Crew or a goroutine of its own (see goWith), taking turns t if t
-// is not nil, else at once: the first to finish decides where the other
-// stops, counted from the other's start, which stops it at its next check
-// if its time proves that already.
+// both runs the probes by both methods, the implicit one on a goroutine of
+// its own, taking turns t if t is not nil, else at once on a helper of
+// ctx's Crew if it has one (see goWith): the first to finish decides where
+// the other stops, counted from the other's start, which stops it at its
+// next check if its time proves that already.
 func (p *prober) both(t *turns) (probeStage, error) {
 	methods := [2]Method{Explicit, Implicit}
 	lims := [2]*clockLimit{p.newLimit(), p.newLimit()}
@@ -460,13 +460,20 @@ func (p *prober) both(t *turns) (probeStage, error) {
 		}
 	}
 	done := make(chan struct{})
-	goWith(p.ctx, func() {
+	implicit := func() {
 		defer close(done)
 		if t != nil {
 			<-t.wake[1]
 		}
 		probe(1)
-	})
+	}
+	if t != nil {
+		// Not on a Crew's helper, which would spin beside the
+		// one-thread run that follows the advice for its linger.
+		go implicit()
+	} else {
+		goWith(p.ctx, implicit)
+	}
 	probe(0)
 	<-done
 	return st, cmp.Or(errs[0], errs[1])

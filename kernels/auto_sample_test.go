@@ -448,6 +448,8 @@ func TestProbeStopsAtPairs(t *testing.T) {
 // implicit one of 10 pairs of 0.2 ms, which finishes first, after about
 // 2 ms of its own and as much of the other's turns, so that its wall
 // time is about 4 ms: the check leaves 1.5 ms for a pause of the machine.
+// The implicit probe runs on a goroutine of its own, not on a Crew's
+// helper, which would spin on after it beside the one-thread run.
 func TestRaceTakesTurns(t *testing.T) {
 	gs := make([]*graph.Graph, 100)
 	for i := range gs {
@@ -458,8 +460,9 @@ func TestRaceTakesTurns(t *testing.T) {
 		first []Method
 	)
 	k := &costKernel{perGraph: 2 * time.Millisecond, perPair: 200 * time.Microsecond, spins: &log}
+	crew := NewCrew(DefaultLinger)
 	p := &prober{
-		ctx: context.Background(), k: k, sub: gs[:4],
+		ctx: WithCrew(context.Background(), crew), k: k, sub: gs[:4],
 		scale: newProbeScale(sizeWeights{}.sums(gs[:4]), sizeWeights{}.sums(gs)),
 		deciding: func(done Method, _ sampleCost) float64 {
 			first = append(first, done)
@@ -473,6 +476,11 @@ func TestRaceTakesTurns(t *testing.T) {
 	if log.overlap.Load() {
 		t.Error("the probes spun at once")
 	}
+	crew.mu.Lock()
+	if crew.started != 0 {
+		t.Errorf("the Crew started %d helpers", crew.started)
+	}
+	crew.mu.Unlock()
 	if !slices.Equal(first, []Method{Implicit}) {
 		t.Errorf("finished first: %v, want the implicit probe alone", first)
 	}
