@@ -165,8 +165,9 @@ func TestSamplingAdvisorEmpty(t *testing.T) {
 // perGraph for each graph, its implicit one perPair for each pair i ≤ j,
 // both polling their context as the kernels do between graphs and pairs,
 // and more often, as the implicit shortest-path kernel does inside a
-// large pair (see spCheckWork). Its implicit pairs begin with notePairs,
-// as gramRows's do, unless unnoted. It counts its work as it spins, not
+// large pair (see spCheckWork). Its explicit graphs begin with noteGraph
+// and its implicit pairs with notePairs, as the kernels' do, unless
+// unnoted. It counts its work as it spins, not
 // the clock's time, so that a probe's waits for its turns (see turns)
 // leave its work whole; if spins is not nil, it notes there whether two
 // Gram matrices ever spun at once.
@@ -208,7 +209,10 @@ func (c *costKernel) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*ma
 		return nil
 	}
 	if m == Explicit {
-		for range n {
+		for i := range n {
+			if !c.unnoted {
+				noteGraph(ctx, i)
+			}
 			if err := spin(c.perGraph); err != nil {
 				return nil, rep, err
 			}
@@ -238,9 +242,9 @@ func (c *costKernel) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOp
 // probe of 8 graphs, run first, took 72 ms; and an explicit method of 5 ms
 // a graph (0.5 s) against an implicit one of 5 µs a pair (25 ms). The
 // implicit probe's 3 pairs, 15 µs, finish first, and the explicit one is
-// stopped at twice the sample's share 2/100 of 25 ms, 1 ms, on one thread
-// (taking turns, see prober.race) and on two (at once): so the lower bound
-// it proves is 1 ms × 100/2 = 50 ms. The implicit probe proves the
+// stopped in its first graph at that graph's share 1/100 of twice 25 ms,
+// 0.5 ms, on one thread (taking turns, see prober.race) and on two (at
+// once): so the lower bound it proves is 0.5 ms × 100 = 50 ms. The implicit probe proves the
 // explicit prediction, 2 ms, in its first microseconds: its pairs scale by
 // 5050/3. The probes' bounds leave room for a busy machine: the expected
 // probes take 0.05 and 1.1 ms. So does the lower bound on two threads; on
@@ -405,39 +409,64 @@ func TestClockLimitProves(t *testing.T) {
 			t.Errorf("pairs at %v, time %v: proves %g s, want %g", tt.pairsAt, tt.el, got, tt.want)
 		}
 	}
+	// A sample of 2 of 60 graphs of one size, whose per-graph loop began
+	// at 1 ms: in the first graph its time scales by 60, in the second by
+	// 30, the time before by the least factor 30; the pairs, once they
+	// begin, go by the pairs' factor (here 1830/3 = 610).
+	scale := newProbeScale(weightSums{graphs: 2, pairs: 3}, weightSums{graphs: 60, pairs: 1830}, []float64{1, 2})
+	for _, tt := range []struct {
+		graph       int32
+		pairsAt, el time.Duration
+		want        float64
+	}{
+		{1, 0, 2 * time.Millisecond, 0.090},                  // 1 ms × 30 + 1 ms × 60
+		{2, 0, 2 * time.Millisecond, 0.060},                  // 1 ms × 30 + 1 ms × 30
+		{2, 3 * time.Millisecond, 4 * time.Millisecond, 0.7}, // 3 ms × 30 + 1 ms × 610
+		{0, 0, 2 * time.Millisecond, 0.060},                  // no graph noted: 2 ms × 30
+	} {
+		c := newClockLimit(context.Background(), scale)
+		c.loopAt.Store(int64(time.Millisecond))
+		c.graph.Store(tt.graph)
+		c.pairsAt.Store(int64(tt.pairsAt))
+		if got := c.proves(tt.el); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("graph %d, pairs at %v, time %v: proves %g s, want %g", tt.graph, tt.pairsAt, tt.el, got, tt.want)
+		}
+	}
 }
 
-// TestProbeStopsAtPairs checks that an implicit probe whose pairs scale
-// far beyond its graphs is stopped once its pairs prove the deciding
-// prediction: 4 graphs of 100, 10 pairs of 5 ms, and 1 s to prove, which
-// the pairs' factor 5050/10 proves after 2 ms of pairs, where the least
-// factor 25 would take 40 ms. A kernel that does not note its pairs runs
-// to the least factor's limit.
-func TestProbeStopsAtPairs(t *testing.T) {
+// TestProbeStopsEarly checks that a probe is stopped once its time proves
+// the deciding prediction by the factors of what it has done, on 4 graphs
+// of 100 and 1 s to prove. An implicit probe of 10 pairs of 5 ms: the
+// pairs' factor 5050/10 proves it after 2 ms of pairs. An explicit probe
+// of 4 graphs of 20 ms: the first graph's factor 100 proves it after 10
+// ms. Where the kernel notes neither, the least factor 25 takes 40 ms.
+func TestProbeStopsEarly(t *testing.T) {
 	gs := make([]*graph.Graph, 100)
 	for i := range gs {
 		gs[i] = tinyPath
 	}
-	all := sizeWeights{}.sums(gs)
-	smp := sizeWeights{}.sums(gs[:4])
+	w := sizeWeights{}
+	scale := newProbeScale(w.sums(gs[:4]), w.sums(gs), w.prefix(gs[:4]))
 	for _, tt := range []struct {
-		unnoted       bool
-		least, most   time.Duration
-		provedAtLeast float64
+		m           Method
+		unnoted     bool
+		least, most time.Duration
 	}{
-		{false, time.Millisecond, 20 * time.Millisecond, 1},
-		{true, 40 * time.Millisecond, time.Second, 1},
+		{Implicit, false, time.Millisecond, 20 * time.Millisecond},
+		{Implicit, true, 40 * time.Millisecond, time.Second},
+		{Explicit, false, 10 * time.Millisecond, 30 * time.Millisecond},
+		{Explicit, true, 40 * time.Millisecond, time.Second},
 	} {
-		k := &costKernel{perPair: 5 * time.Millisecond, unnoted: tt.unnoted}
-		p := &prober{ctx: context.Background(), k: k, sub: gs[:4], scale: newProbeScale(smp, all)}
+		k := &costKernel{perGraph: 20 * time.Millisecond, perPair: 5 * time.Millisecond, unnoted: tt.unnoted}
+		p := &prober{ctx: context.Background(), k: k, sub: gs[:4], scale: scale}
 		start := time.Now()
-		st, err := p.decide(Implicit, 1, probeStage{})
+		st, err := p.decide(tt.m, 1, probeStage{})
 		took := time.Since(start)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.stops[1] < tt.provedAtLeast || took < tt.least || took > tt.most {
-			t.Errorf("unnoted %v: stopped after %v proving %g s; want %v to %v, at least %g s", tt.unnoted, took, st.stops[1], tt.least, tt.most, tt.provedAtLeast)
+		if proved := st.stops[methodIndex(tt.m)]; proved < 1 || took < tt.least || took > tt.most {
+			t.Errorf("%s, unnoted %v: stopped after %v proving %g s; want %v to %v, at least 1 s", tt.m, tt.unnoted, took, proved, tt.least, tt.most)
 		}
 	}
 }
@@ -463,7 +492,7 @@ func TestRaceTakesTurns(t *testing.T) {
 	crew := NewCrew(DefaultLinger)
 	p := &prober{
 		ctx: WithCrew(context.Background(), crew), k: k, sub: gs[:4],
-		scale: newProbeScale(sizeWeights{}.sums(gs[:4]), sizeWeights{}.sums(gs)),
+		scale: newProbeScale(sizeWeights{}.sums(gs[:4]), sizeWeights{}.sums(gs), nil),
 		deciding: func(done Method, _ sampleCost) float64 {
 			first = append(first, done)
 			return 100 // lets the explicit probe finish

@@ -163,6 +163,7 @@ func (k *ShortestPath) sequentialVectors(ctx context.Context, gs []*graph.Graph)
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			noteGraph(ctx, i)
 			n := g.N()
 			dist = graph.DistancesInto(dist, g)
 			d := dist
@@ -195,6 +196,7 @@ func (k *ShortestPath) sequentialVectors(ctx context.Context, gs []*graph.Graph)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		noteGraph(ctx, i)
 		n := g.N()
 		dist = graph.DistancesInto(dist, g)
 		d := dist
@@ -303,6 +305,7 @@ func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, thr
 	}
 	ws := make([]worker, threads)
 	vecs, _, _, err = mapFirstMet(ctx, len(gs), threads, func(w, i int) (Vec, error) {
+		noteGraph(ctx, i)
 		sc, met := &ws[w].sc, &ws[w].met
 		f := &sc.labels
 		if feats == nil {
@@ -618,6 +621,7 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 	threads := threadsOr(k.Threads)
 	paths := make([]spPaths, n)
 	busy, err := forRowsTimed(ctx, n, threads, func(_, i int) error {
+		noteGraph(ctx, i)
 		if dirac {
 			paths[i] = newSPPathsDirac(gs[i])
 		} else {

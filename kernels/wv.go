@@ -519,6 +519,7 @@ func newGHWeights(ctx context.Context, gs []*graph.Graph, threads int) (*ghWeigh
 	w := &ghWeights{m: make([][]float64, len(gs)), d: make([]int, len(gs))}
 	scs := make([]hopperScratch, max(1, min(threads, len(gs))))
 	busy, err := forRowsTimed(ctx, len(gs), threads, func(wk, i int) error {
+		noteGraph(ctx, i)
 		w.m[i], w.d[i] = hopperPacked(nil, gs[i], &scs[wk])
 		return nil
 	})

@@ -48,6 +48,7 @@ func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm V
 			if err := ctx.Err(); err != nil {
 				return nil, 0, err
 			}
+			noteGraph(ctx, i)
 			vf = vx.graph(vf.reset(), g)
 			var err error
 			if keys[i], vecs[i].Vals, err = sc.sum(ctx, w, i, g.N(), &vf); err != nil {
