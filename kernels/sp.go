@@ -678,14 +678,20 @@ type spWorker struct {
 // on MUTAG 0.33 against 0.23–0.26 ms (medians of 5, twice).
 const spCheckWork = 1 << 14
 
-// workCheck checks a context once every spCheckWork units of work added,
-// for the explicit maps, whose work inside one graph can take seconds.
-type workCheck struct{ work int }
+// workCheck checks a context once every units of work added, spCheckWork
+// where every is 0: for the explicit maps, whose work inside one graph can
+// take seconds, and for pairs of graphs whose cost varies with their
+// sizes (see wvCheckWork).
+type workCheck struct{ work, every int }
 
 // add counts n units of work and returns ctx's error where they complete
-// spCheckWork since the last check.
+// every since the last check.
 func (c *workCheck) add(ctx context.Context, n int) error {
-	if c.work += n; c.work < spCheckWork {
+	every := c.every
+	if every == 0 {
+		every = spCheckWork
+	}
+	if c.work += n; c.work < every {
 		return nil
 	}
 	c.work = 0

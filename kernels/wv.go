@@ -78,14 +78,11 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 		return gramRows(ctx, n, threads, rep, func(_, i int, out []float64, r *Report) error {
 			t := time.Now()
 			g := gs[i]
-			work := 0
+			check := workCheck{every: wvCheckWork}
 			for j := i; j < n; j++ {
 				h := gs[j]
-				if work += g.N() * h.N(); work >= wvCheckWork {
-					work = 0
-					if err := ctx.Err(); err != nil {
-						return err
-					}
+				if err := check.add(ctx, g.N()*h.N()); err != nil {
+					return err
 				}
 				var s float64
 				for u := 0; u < g.N(); u++ {
