@@ -97,9 +97,10 @@ func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.G
 	l := b.k.Length
 	// firstTime is the mapper's time for the rounds of the first graphs
 	// but the very first, whose time is mostly the mapper's tables
-	// growing from nothing (see preferSharedToPipe). The choice waits until check graphs are through the last round as
-	// well: the scheme's estimate needs their vectors, and the last
-	// round lags the mapper by up to pipeDepth graphs. Taken when the
+	// growing from nothing (see preferSharedToPipe). The choice waits
+	// until check graphs are through the last round as well: the
+	// scheme's estimate needs their vectors, and the last round lags the
+	// mapper by up to pipeDepth graphs. Taken when the
 	// mapper handed over the check-th graph of MUTAG at length 9, it saw
 	// 8 of its vectors, not 11, and kept the merge joins, on which the
 	// workers then spent 3 ms of 90.
