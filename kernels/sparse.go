@@ -395,11 +395,25 @@ const scatterMaxDim = 1 << 20
 // alone, where a merge join turns on every comparison of both vectors'
 // ids: on one thread, the dot products of GI on MUTAG (h = 3) took 0.54
 // against 2.48 ms, of sp on ENZYMES 7.1 against 16.9 ms.
+//
+// The loop takes four non-zeros a turn, still adding them to s one after
+// the other: on MUTAG's vectors at walk length 5 it took 17.5–18.5 µs a
+// pass where one a turn took 24.9–26.6, and one a turn ran 15% slower
+// still where a change elsewhere moved it across a 64-byte line.
 func gatherDot(d []float64, b Vec) float64 {
-	vals := b.Vals[:len(b.IDs)]
+	ids := b.IDs
+	vals := b.Vals[:len(ids)]
 	var s float64
-	for t, id := range b.IDs {
-		s += d[id] * vals[t]
+	t := 0
+	for ; t+4 <= len(ids); t += 4 {
+		i, v := ids[t:t+4:t+4], vals[t:t+4:t+4]
+		s += d[i[0]] * v[0]
+		s += d[i[1]] * v[1]
+		s += d[i[2]] * v[2]
+		s += d[i[3]] * v[3]
+	}
+	for ; t < len(ids); t++ {
+		s += d[ids[t]] * vals[t]
 	}
 	return s
 }
