@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -88,7 +89,13 @@ func newSwitchGuard(ctx context.Context, n int, limit time.Duration, dots func(d
 
 // done counts one more graph mapped, with graph vector v; a nil guard
 // does nothing.
-func (g *switchGuard) done(v Vec) {
+func (g *switchGuard) done(v Vec) { g.doneBy(v, 0, 1) }
+
+// doneBy is done for a vector of worker w of the private map's workers
+// (see privateMap), whose ids are the worker's own until the map is done,
+// and unsorted: the guard counts them as other features than every other
+// worker's, as id·workers + w, sorted.
+func (g *switchGuard) doneBy(v Vec, w, workers int) {
 	if g == nil {
 		return
 	}
@@ -100,6 +107,15 @@ func (g *switchGuard) done(v Vec) {
 		g.first = time.Since(g.start)
 	}
 	if i <= g.check {
+		if workers > 1 {
+			tagged := Vec{IDs: make([]uint32, len(v.IDs)), Vals: slices.Clone(v.Vals[:len(v.IDs)])}
+			for t, id := range v.IDs {
+				tagged.IDs[t] = id*uint32(workers) + uint32(w)
+			}
+			var r renumberer
+			r.renumber(tagged, nil)
+			v = tagged
+		}
 		g.count(v)
 		if i == g.check {
 			g.dot = g.estimateDots()

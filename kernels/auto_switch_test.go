@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -226,6 +227,34 @@ func TestGramAutoHedge(t *testing.T) {
 		}
 		if a.Choice != tt.choice || a.Run != tt.ran || rep.Method != tt.ran {
 			t.Errorf("%s: choice %s, ran %s (report %s); want %s, %s", tt.name, a.Choice, a.Run, rep.Method, tt.choice, tt.ran)
+		}
+	}
+}
+
+// TestSwitchGuardWorkers checks that the guard counts the ids of the
+// private map's workers, each the worker's own, as other features than
+// every other worker's. Ten vectors of ids {0, 1}, five from each of two
+// workers, hold four features of five graphs each: Σ_f df_f(df_f−1) =
+// 4·5·4 = 80, which scales to 100 graphs as nnz + n(n−1)·80/(m(m−1)) =
+// 200 + 100·99·80/90 = 9000, where one worker's ten give 20000 (see
+// TestSwitchGuardDotEstimate).
+func TestSwitchGuardWorkers(t *testing.T) {
+	var got dotCounts
+	dots := func(c dotCounts) time.Duration {
+		got = c
+		return 0
+	}
+	g, _ := newSwitchGuard(context.Background(), 100, time.Hour, dots)
+	for i := range switchCheck(100) {
+		g.doneBy(Vec{IDs: []uint32{1, 0}, Vals: []float64{1, 1}}, i%2, 2)
+	}
+	g.release()
+	if got.nnz != 200 || got.df2 != 9000 {
+		t.Errorf("estimated %+v; want nnz 200, df2 9000", got)
+	}
+	for _, v := range g.vecs {
+		if !slices.IsSorted(v.IDs) {
+			t.Errorf("kept vector %v: ids not sorted", v.IDs)
 		}
 	}
 }

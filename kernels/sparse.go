@@ -275,15 +275,44 @@ func (a *gramAhead) matrix() *mat.SymDense {
 // the products of all of vecs's posting lists, Σ_f df_f(df_f+1)/2, which
 // chose the scheme.
 func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads, from int) (products int64, err error) {
-	n := len(vecs)
 	nnz, df := featureStats(vecs)
+	return gramFromStats(ctx, K, vecs, weights, nnz, df, threads, from, true)
+}
+
+// gramFromStats is gramFrom for vectors with nnz non-zeros in all and
+// df[f] of them holding feature f, whose ids are sorted or, where sorted
+// is false, in any order. Unsorted vectors are sorted first where the
+// scheme needs it: the posting lists and the merge joins, but not the
+// gathers of gramMergeInto, whose sums are then in another order, which
+// leaves them as they are only where they are exact.
+func gramFromStats(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, nnz int, df []int32, threads, from int, sorted bool) (products int64, err error) {
+	n := len(vecs)
 	for _, d := range df {
 		products += int64(d) * int64(d+1) / 2
 	}
-	if mergeCheaper(float64(n), float64(nnz), float64(products)) {
+	merge := mergeCheaper(float64(n), float64(nnz), float64(products))
+	if !sorted && (!merge || len(df) > scatterMaxDim) {
+		if err := sortVecs(ctx, vecs, threads); err != nil {
+			return products, err
+		}
+	}
+	if merge {
 		return products, gramMergeInto(ctx, K, vecs, weights, len(df), threads, from)
 	}
 	return products, gramBlockedInto(ctx, K, vecs, weights, &postingScratch{pos: df}, gramBlockBytes, threads, from, nil)
+}
+
+// sortVecs sorts the ids of each vector with their values, on up to
+// threads goroutines.
+func sortVecs(ctx context.Context, vecs []Vec, threads int) error {
+	rs := make([]struct {
+		renumberer
+		_ [64]byte
+	}, max(1, min(threads, len(vecs))))
+	return forRows(ctx, len(vecs), threads, func(w, i int) error {
+		rs[w].renumber(vecs[i], nil)
+		return nil
+	})
 }
 
 // featureStats returns the non-zeros of vecs and the number of vectors
@@ -867,11 +896,14 @@ type renumberer struct {
 }
 
 // renumber replaces the ids of v by their numbers in global, and sorts
-// them with their values.
+// them with their values. A nil global keeps the ids, and only sorts.
 func (r *renumberer) renumber(v Vec, global []uint32) {
 	r.order = r.order[:0]
 	for j, id := range v.IDs {
-		r.order = append(r.order, uint64(global[id])<<32|uint64(j))
+		if global != nil {
+			id = global[id]
+		}
+		r.order = append(r.order, uint64(id)<<32|uint64(j))
 	}
 	slices.Sort(r.order)
 	r.vals = append(r.vals[:0], v.Vals[:len(v.IDs)]...)

@@ -102,8 +102,10 @@ func BenchmarkWalkGramThreads(b *testing.B) {
 		l    int
 		m    Method
 	}{
-		{"MUTAG", 3, Implicit}, {"MUTAG", 7, Explicit}, {"MUTAG", 9, Explicit},
-		{"ENZYMES", 3, Implicit}, {"ENZYMES", 6, Explicit}, {"U251", 8, Explicit},
+		{"MUTAG", 3, Implicit}, {"MUTAG", 3, Explicit}, {"MUTAG", 5, Explicit},
+		{"MUTAG", 7, Explicit}, {"MUTAG", 9, Explicit},
+		{"ENZYMES", 3, Implicit}, {"ENZYMES", 3, Explicit}, {"ENZYMES", 6, Explicit},
+		{"U251", 8, Explicit},
 	}
 	for _, c := range cells {
 		for _, th := range []int{1, 2} {

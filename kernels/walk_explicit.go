@@ -61,6 +61,12 @@ type walkMapper struct {
 	// budget, if positive, is the number of interned sequences beyond
 	// which graphVector stops with errBudget.
 	budget int
+
+	// worker of workers > 1 marks a mapper of the private map (see
+	// privateMap), whose graph vectors keep their ids in the order met:
+	// they are renumbered anyway, and the dot products gather them in
+	// any order.
+	worker, workers int
 }
 
 // errBudget stops a walk map that has interned more sequences than its
@@ -668,9 +674,13 @@ func pairGroups(buf []pairGroup, g *graph.Graph, v int, nVL uint64) []pairGroup 
 // finish returns the graph vector accumulated by start and round.
 func (b *walkMapper) finish() Vec {
 	var vec Vec
-	vec.IDs, vec.Vals = b.graphAcc().flush(nil, nil)
+	if b.workers > 1 {
+		vec.IDs, vec.Vals = b.graphAcc().flushUnsorted(nil, nil)
+	} else {
+		vec.IDs, vec.Vals = b.graphAcc().flush(nil, nil)
+	}
 	b.work.flushed(vec.Len())
-	b.k.guard.done(vec)
+	b.k.guard.doneBy(vec, b.worker, max(1, b.workers))
 	return vec
 }
 

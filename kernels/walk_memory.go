@@ -327,6 +327,10 @@ func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs float64) float64 {
 		// vectors, at most pipeBytes, is left out.
 		threads := float64(min(threadsOr(k.Threads), n))
 		perSeq = internBytes + sharedBytes + (threads+1)*accs*accBytes + (threads-1)*postingIndexBytes
+		// The private map: an interner and an accumulator a worker,
+		// and each other worker's numbers of its sequences (see
+		// privateMap), each up to every sequence.
+		perSeq = max(perSeq, threads*(internBytes+accs*accBytes)+(threads-1)*4)
 	}
 	phi := vb + perSeq*seqs
 	return gcHeadroom * max(phi, dotBytes(vb, nnz, seqs, min(threadsOr(k.Threads), n)))

@@ -84,9 +84,9 @@ func walkBound(g *graph.Graph, l int) float64 {
 
 // mapPiped maps the graphs in the pipeline, b running the rounds before
 // the last and the workers the last. After the first graphs, where how or
-// the prediction asks for it (see preferSharedToPipe), it maps the rest in
-// parallel instead, after calling stop. It returns the sequences
-// interned in all.
+// the prediction asks for it (see preferPrivate and preferSharedToPipe),
+// it maps the rest by the private map or in parallel instead, after
+// calling stop. It returns the sequences interned in all.
 func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.Graph, threads int, how overlapChoice, stop func() int) (int, error) {
 	n := len(gs)
 	pm := &walkMapper{k: b.k, dirac: true, nVL: b.nVL}
@@ -107,6 +107,9 @@ func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.G
 	var firstTime time.Duration
 	chosen := n <= check
 	for i := 0; i < n; i++ {
+		if i == privateAt(how) && (how != chooseAuto || preferPrivate(b, i)) {
+			return o.switchPrivate(ctx, b, pm, gs, threads, stop)
+		}
 		if !chosen && i >= check && o.published() >= check {
 			chosen = true
 			share := o.schemeShare(n)

@@ -583,7 +583,7 @@ func TestWalkExplicitGramOverlap(t *testing.T) {
 			if tt.k.WL > 0 {
 				in = graph.RefineGraphs(gs, tt.k.WL, graph.FromLabels)
 			}
-			for _, how := range []overlapChoice{chooseOverlap, chooseShared, choosePipe, choosePipeShared, chooseAuto} {
+			for _, how := range []overlapChoice{chooseOverlap, chooseShared, choosePipe, choosePipeShared, choosePrivate, choosePipePrivate, chooseAuto} {
 				for _, threads := range []int{1, 2, 3} {
 					rep := &Report{}
 					got, err := tt.k.explicitGramBy(context.Background(), in, threads, rep, how)
@@ -664,7 +664,7 @@ func TestWalkExplicitGramCancel(t *testing.T) {
 	// ENZYMES at length 8 takes about 0.3 s on one thread, 0.2 s on two:
 	// the limits fall before, in and just after the first graphs' map.
 	for _, after := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 15 * time.Millisecond} {
-		for _, how := range []overlapChoice{chooseOverlap, chooseShared, choosePipe, choosePipeShared} {
+		for _, how := range []overlapChoice{chooseOverlap, chooseShared, choosePipe, choosePipeShared, choosePrivate, choosePipePrivate} {
 			ctx, cancel := context.WithTimeout(context.Background(), after)
 			_, err := (&Walk{Length: 8}).explicitGramBy(ctx, gs, 2, &Report{}, how)
 			cancel()
@@ -672,5 +672,66 @@ func TestWalkExplicitGramCancel(t *testing.T) {
 				t.Errorf("cancelled after %v, choice %d: err = %v, want context.DeadlineExceeded", after, how, err)
 			}
 		}
+	}
+}
+
+// TestWalkPrivatePrefer checks whether the pipeline switches to the
+// private map after its first graphs, on the data sets whose times set
+// privateSeqs. The sequences shorter than the walks in the first 8
+// graphs, which the sequential map of the shorter walks interns too; the
+// threshold is 8·privateSeqs = 800. After one WL iteration, ENZYMES at
+// length 1 took 4.9–5.0 ms by the private map against 6.2–6.3 by the
+// pipeline, and at length 3, 80 ms against 63.
+func TestWalkPrivatePrefer(t *testing.T) {
+	tests := []struct {
+		data string
+		k    Walk
+		seqs int
+		want bool
+	}{
+		{"MUTAG", Walk{Length: 3}, 58, true},
+		{"MUTAG", Walk{Length: 5}, 298, true},
+		{"MUTAG", Walk{Length: 7}, 1345, false},
+		{"MUTAG", Walk{Length: 9}, 5714, false},
+		{"ENZYMES", Walk{Length: 3}, 14, true},
+		{"ENZYMES", Walk{Length: 6}, 126, true},
+		{"U251", Walk{Length: 8}, 20367, false},
+		{"ENZYMES", Walk{Length: 1, WL: 1}, 40, true},
+		{"ENZYMES", Walk{Length: 3, WL: 1}, 2092, false},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/l=%d/wl=%d", tt.data, tt.k.Length, tt.k.WL), func(t *testing.T) {
+			gs := graphtest.Dataset(t, tt.data).Graphs
+			if tt.k.WL > 0 {
+				gs = graph.RefineGraphs(gs, tt.k.WL, graph.FromLabels)
+			}
+			b, err := tt.k.newMapper(gs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			short := tt.k
+			short.Length--
+			seq, err := short.newMapper(gs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range gs[:privateFirst] {
+				b.start(g)
+				for r := 1; r < tt.k.Length; r++ {
+					if err := b.round(context.Background(), g, r); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := seq.graphVector(context.Background(), g); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if b.size() != seq.size() || tt.seqs >= 0 && b.size() != tt.seqs {
+				t.Errorf("first graphs: %d sequences, sequential map %d, want %d", b.size(), seq.size(), tt.seqs)
+			}
+			if got := preferPrivate(b, privateFirst); got != tt.want {
+				t.Errorf("preferPrivate = %v (%d sequences), want %v", got, b.size(), tt.want)
+			}
+		})
 	}
 }
