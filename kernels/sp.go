@@ -721,14 +721,7 @@ func spPairDirac(ctx context.Context, g, h *spPaths, rep *Report) (float64, erro
 					return 0, err
 				}
 			}
-			var match int64
-			for _, x := range dg {
-				for _, y := range dh {
-					if x == y {
-						match++
-					}
-				}
-			}
+			match := countEqual(dg, dh)
 			comparisons += int64(len(dg)) * int64(len(dh))
 			if ka>>32 == ka&(1<<32-1) {
 				total += 4 * match
@@ -741,6 +734,28 @@ func spPairDirac(ctx context.Context, g, h *spPaths, rep *Report) (float64, erro
 	}
 	rep.Comparisons += comparisons
 	return float64(total), nil
+}
+
+// countEqual returns the number of pairs of xs and ys that are equal.
+// It is not inlined so that its loop keeps its counters in registers:
+// inlined in spPairDirac, whose other variables take the registers, the
+// inner index went to the stack and back on every comparison, and the
+// implicit Gram matrix of MUTAG took 127–130 ms on one thread, 65–68 ms
+// on two, against 77–81 and 38 ms now (runexp, medians of 10, three
+// rounds by turns). Its time had also moved by 6–12% with the loop's
+// place in the binary after a change elsewhere in the package.
+//
+//go:noinline
+func countEqual(xs, ys []uint16) int64 {
+	var n int64
+	for _, x := range xs {
+		for _, y := range ys {
+			if x == y {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // vertexKernelMatrix fills buf with k_V(u,w) for u in g, w in h, row-major.
