@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -94,7 +93,9 @@ func (g *switchGuard) done(v Vec) { g.doneBy(v, 0, 1) }
 // doneBy is done for a vector of worker w of the private map's workers
 // (see privateMap), whose ids are the worker's own until the map is done,
 // and unsorted: the guard counts them as other features than every other
-// worker's, as id·workers + w, sorted.
+// worker's, as id·workers + w, and keeps none of them for the merge
+// joins. A sorted copy of each cost 1 ms of MUTAG's 5 ms at walk length 6
+// on two threads, under the guard's lock.
 func (g *switchGuard) doneBy(v Vec, w, workers int) {
 	if g == nil {
 		return
@@ -107,16 +108,7 @@ func (g *switchGuard) doneBy(v Vec, w, workers int) {
 		g.first = time.Since(g.start)
 	}
 	if i <= g.check {
-		if workers > 1 {
-			tagged := Vec{IDs: make([]uint32, len(v.IDs)), Vals: slices.Clone(v.Vals[:len(v.IDs)])}
-			for t, id := range v.IDs {
-				tagged.IDs[t] = id*uint32(workers) + uint32(w)
-			}
-			var r renumberer
-			r.renumber(tagged, nil)
-			v = tagged
-		}
-		g.count(v)
+		g.count(v, w, workers)
 		if i == g.check {
 			g.dot = g.estimateDots()
 		}
@@ -143,18 +135,20 @@ func (g *switchGuard) doneBy(v Vec, w, workers int) {
 // the guard counts: 496 pairs.
 const mergeSample = 32
 
-// count adds v's features to the document frequencies.
-func (g *switchGuard) count(v Vec) {
-	if len(g.vecs) < mergeSample {
+// count adds v's features to the document frequencies, numbered as
+// doneBy numbers worker w's.
+func (g *switchGuard) count(v Vec, w, workers int) {
+	if workers == 1 && len(g.vecs) < mergeSample {
 		g.vecs = append(g.vecs, v)
 	}
 	g.nnz += int64(v.Len())
 	for _, id := range v.IDs {
-		if int(id) >= len(g.df) {
-			g.df = append(g.df, make([]int32, int(id)+1-len(g.df)+len(g.df)/2)...)
+		f := int(id)*workers + w
+		if f >= len(g.df) {
+			g.df = append(g.df, make([]int32, f+1-len(g.df)+len(g.df)/2)...)
 		}
-		g.dd += 2 * float64(g.df[id]) // (d+1)d − d(d−1)
-		g.df[id]++
+		g.dd += 2 * float64(g.df[f]) // (d+1)d − d(d−1)
+		g.df[f]++
 	}
 }
 
@@ -186,7 +180,9 @@ func (g *switchGuard) estimateDots() time.Duration {
 		bound--
 	}
 	c.dim = float64(bound) * featureGrowth(g.df, m, n)
-	if mergeCheaper(n, c.nnz, (c.df2+c.nnz)/2) && c.dim > scatterMaxDim { // else no merge joins to count
+	// Else no merge joins to count, or no vectors kept to count them on
+	// (see doneBy).
+	if mergeCheaper(n, c.nnz, (c.df2+c.nnz)/2) && c.dim > scatterMaxDim && len(g.vecs) > 1 {
 		steps, turns := pairMerges(g.vecs)
 		// A diagonal entry takes a step per non-zero.
 		c.steps, c.turns = scaleMerges(n, float64(len(g.vecs)), steps, turns, c.nnz)
