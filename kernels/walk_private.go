@@ -46,25 +46,21 @@ import (
 // products are exact in any order.
 type privateMap struct {
 	ws []privateWorker
-	mu sync.Mutex // held to number in the union
-	// mapped is the number of graphs mapped, nnz their non-zeros and
-	// df[f] the graphs holding feature f of the union.
-	mapped, nnz int
-	df          []int32
+	// nnz is the non-zeros of the graphs mapped, and df[f] the graphs
+	// holding feature f of the union.
+	nnz int
+	df  []int32
 }
 
 // privateWorker is a worker of the private map.
 type privateWorker struct {
 	m walkMapper
-	// numbered is the number of the mapper's sequences numbered in the
-	// union, global their numbers, and items the graphs mapped since.
-	numbered int
-	global   []uint32
-	items    []int32
-	// nnz and df are the non-zeros and features of the items.
-	nnz int
-	df  []int32
-	_   [64]byte // the workers write their fields side by side
+	// items are the graphs the worker mapped, nnz their non-zeros and df
+	// their features.
+	items []int32
+	nnz   int
+	df    []int32
+	_     [64]byte // the workers write their fields side by side
 }
 
 // newPrivateMap returns the private map of b's kernel on threads workers.
@@ -86,14 +82,13 @@ func (p *privateMap) mapGraphs(ctx context.Context, gs []*graph.Graph, vecs []Ve
 		// zero is set once the first worker, whose interner the
 		// others number their sequences in, is done with it.
 		zero atomic.Bool
+		mu   sync.Mutex // held to number in the union
 	)
 	next.Store(int64(lo))
 	err := forRows(ctx, threads, threads, func(_, w int) error {
 		pw := &p.ws[w]
-		pw.items = pw.items[:0]
 		for !failed.Load() {
-			left := int64(hi) - next.Load()
-			k := max(1, left/int64(claimShare*threads))
+			k := claimRows(int64(hi)-next.Load(), threads)
 			i0 := next.Add(k) - k
 			if i0 >= int64(hi) {
 				break
@@ -124,27 +119,23 @@ func (p *privateMap) mapGraphs(ctx context.Context, gs []*graph.Graph, vecs []Ve
 			return nil // the failed worker returns the error
 		}
 		union := &p.ws[0].m.fast
-		keys := pw.m.fast.keys
-		p.mu.Lock()
-		for id := pw.numbered; id < len(keys); id++ {
-			key := uint64(keys[id])
-			prefix := key >> 32
+		global := make([]uint32, pw.m.fast.len())
+		mu.Lock()
+		for id, key := range pw.m.fast.keys {
+			prefix := uint64(key) >> 32
 			if prefix != noPrev {
-				prefix = uint64(pw.global[prefix])
+				prefix = uint64(global[prefix])
 			}
-			u, _ := union.intern(key64(prefix<<32 | key&(1<<32-1)))
-			pw.global = append(pw.global, u)
+			global[id], _ = union.intern(key64(prefix<<32 | uint64(key)&(1<<32-1)))
 		}
-		pw.numbered = len(keys)
 		dim := union.len()
-		p.mu.Unlock()
-		pw.nnz, pw.df = renumberAll(vecs, pw.items, pw.global, dim)
+		mu.Unlock()
+		pw.nnz, pw.df = renumberAll(vecs, pw.items, global, dim)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	p.mapped += hi - lo
 	p.df = append(p.df, make([]int32, p.dim()-len(p.df))...)
 	for w := range p.ws {
 		p.nnz += p.ws[w].nnz
@@ -244,7 +235,6 @@ func (o *overlapGram) switchPrivate(ctx context.Context, b, pm *walkMapper, gs [
 	for j := range items {
 		items[j] = int32(j)
 	}
-	p.mapped = i
 	p.nnz, p.df = renumberAll(o.vecs, items, last, union.len())
 	if err := p.mapGraphs(ctx, gs, o.vecs, i, len(gs)); err != nil {
 		return 0, err
