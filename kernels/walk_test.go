@@ -726,7 +726,7 @@ func TestWalkPrivatePrefer(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if b.size() != seq.size() || tt.seqs >= 0 && b.size() != tt.seqs {
+			if b.size() != seq.size() || b.size() != tt.seqs {
 				t.Errorf("first graphs: %d sequences, sequential map %d, want %d", b.size(), seq.size(), tt.seqs)
 			}
 			if got := preferPrivate(b, privateFirst); got != tt.want {
