@@ -579,32 +579,46 @@ func newSPPathsDirac(g *graph.Graph) spPaths {
 	return sp
 }
 
+// newSPPathsGeneric groups g's paths by length by counting them, in the
+// order u < v within a length, as a stable sort by length of the pairs in
+// order gives. A stable comparison sort took 90 µs of the 95 of a
+// 30-vertex ENZYMES graph: most of the sampling advisor's implicit probe
+// of sp with attributes.
 func newSPPathsGeneric(g *graph.Graph) spPaths {
 	n := g.N()
 	d := graph.Distances(g)
-	type path struct {
-		u, v int32
-		d    uint16
-	}
-	var ps []path
+	var count []int32 // count[l] paths of length l, then where they start
 	for u := 0; u < n; u++ {
-		for v := u + 1; v < n; v++ {
-			if duv := d[u*n+v]; duv > 0 {
-				ps = append(ps, path{int32(u), int32(v), uint16(duv)})
+		for _, duv := range d[u*n+u+1 : u*n+n] {
+			if duv > 0 {
+				if int(duv) >= len(count) {
+					count = append(count, make([]int32, int(duv)+1-len(count))...)
+				}
+				count[duv]++
 			}
 		}
 	}
-	slices.SortStableFunc(ps, func(x, y path) int { return int(x.d) - int(y.d) })
 	var sp spPaths
-	for i, p := range ps {
-		if i == 0 || p.d != ps[i-1].d {
-			sp.lens = append(sp.lens, p.d)
-			sp.start = append(sp.start, int32(i))
+	var total int32
+	for l, c := range count {
+		if c > 0 {
+			sp.lens = append(sp.lens, uint16(l))
+			sp.start = append(sp.start, total)
 		}
-		sp.u = append(sp.u, p.u)
-		sp.v = append(sp.v, p.v)
+		count[l] = total
+		total += c
 	}
-	sp.start = append(sp.start, int32(len(ps)))
+	sp.start = append(sp.start, total)
+	sp.u, sp.v = make([]int32, total), make([]int32, total)
+	for u := 0; u < n; u++ {
+		for v := u + 1; v < n; v++ {
+			if duv := d[u*n+v]; duv > 0 {
+				at := count[duv]
+				sp.u[at], sp.v[at] = int32(u), int32(v)
+				count[duv]++
+			}
+		}
+	}
 	return sp
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gkbench/gkbench/graph"
@@ -145,6 +146,51 @@ func TestSPImplicitAgainstBruteForce(t *testing.T) {
 			if got := K.At(i, j); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
 				t.Errorf("K(%d,%d) = %v, want %v", i, j, got, want)
 			}
+		}
+	}
+}
+
+// TestSPPathsGenericOrder checks the generic implicit method's grouping
+// against its definition, a stable sort by length of the pairs u < v in
+// order (which the method's sums follow, so the matrix depends on it):
+// on random graphs, some disconnected, and on ENZYMES.
+func TestSPPathsGenericOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	isolated := graph.MustBuild([]int32{0, 1, 0, 1}, []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}})
+	gs := []*graph.Graph{isolated, tinyPath, tinyStar}
+	for range 50 {
+		gs = append(gs, graphtest.Random(r, 1+r.IntN(30), 0.1+0.3*r.Float64(), 1, 1))
+	}
+	gs = append(gs, graphtest.Dataset(t, "ENZYMES").Graphs[:50]...)
+	for i, g := range gs {
+		n := g.N()
+		d := graph.Distances(g)
+		type path struct {
+			u, v int32
+			d    uint16
+		}
+		var ps []path
+		for u := range n {
+			for v := u + 1; v < n; v++ {
+				if d[u*n+v] > 0 {
+					ps = append(ps, path{int32(u), int32(v), uint16(d[u*n+v])})
+				}
+			}
+		}
+		slices.SortStableFunc(ps, func(x, y path) int { return int(x.d) - int(y.d) })
+		var want spPaths
+		for j, p := range ps {
+			if j == 0 || p.d != ps[j-1].d {
+				want.lens = append(want.lens, p.d)
+				want.start = append(want.start, int32(j))
+			}
+			want.u, want.v = append(want.u, p.u), append(want.v, p.v)
+		}
+		want.start = append(want.start, int32(len(ps)))
+		got := newSPPathsGeneric(g)
+		if !slices.Equal(got.lens, want.lens) || !slices.Equal(got.start, want.start) ||
+			!slices.Equal(got.u, want.u) || !slices.Equal(got.v, want.v) {
+			t.Errorf("graph %d (%d vertices): got lengths %v from %v, want %v from %v", i, n, got.lens, got.start, want.lens, want.start)
 		}
 	}
 }
