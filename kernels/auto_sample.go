@@ -737,6 +737,31 @@ func noteGraph(ctx context.Context, i int) {
 	}
 }
 
+// probeCheck checks a sampling probe's limit within a pair of graphs, not
+// only between pairs and groups of work, where ctx is a probe's: a probe
+// needs a few microseconds of pairs to prove its bound, where a pair of
+// graphs takes tens to hundreds (see clockLimit). Outside a probe it
+// checks nothing, so the kernels' runs keep their checks as they are.
+type probeCheck struct{ lim *clockLimit }
+
+// newProbeCheck returns the probe check of ctx.
+func newProbeCheck(ctx context.Context) probeCheck {
+	lim, _ := ctx.Value(probeKey{}).(*clockLimit)
+	return probeCheck{lim}
+}
+
+// on reports whether ctx is a probe's.
+func (p probeCheck) on() bool { return p.lim != nil }
+
+// err returns the probe's error, if it is a probe's and its limit has
+// passed.
+func (p probeCheck) err() error {
+	if p.lim == nil {
+		return nil
+	}
+	return p.lim.Err()
+}
+
 // Deadline implements context.Context.
 func (c *clockLimit) Deadline() (time.Time, bool) {
 	d, ok := c.Context.Deadline()

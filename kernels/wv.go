@@ -75,6 +75,7 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 	switch m {
 	case Implicit:
 		vk := a.exact()
+		pc := newProbeCheck(ctx)
 		return gramRows(ctx, n, threads, rep, func(_, i int, out []float64, r *Report) error {
 			t := time.Now()
 			g := gs[i]
@@ -86,6 +87,9 @@ func gramWV(ctx context.Context, name string, gs []*graph.Graph, m Method, w ver
 				}
 				var s float64
 				for u := 0; u < g.N(); u++ {
+					if err := pc.err(); err != nil {
+						return err
+					}
 					for v := 0; v < h.N(); v++ {
 						if kw := w.weight(i, u, j, v); kw != 0 {
 							s += kw * vk.Vertex(g, u, h, v)
