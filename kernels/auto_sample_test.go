@@ -534,13 +534,18 @@ func TestProbeStopsEarly(t *testing.T) {
 }
 
 // TestRaceTakesTurns checks that the first probes on one thread never
-// spin at once, and that each one's cost is its own work, not the time
-// it waited for its turns: an explicit probe of 4 graphs of 2 ms and an
-// implicit one of 10 pairs of 0.2 ms, which finishes first, after about
-// 2 ms of its own and as much of the other's turns, so that its wall
-// time is about 4 ms: the check leaves 1.5 ms for a pause of the machine.
-// The implicit probe runs on a goroutine of its own, not on a Crew's
-// helper, which would spin on after it beside the one-thread run.
+// spin at once, that each one's cost is its own work, not the time it
+// waited for its turns, and that they take turns by the bounds their
+// times prove: an explicit probe of 4 graphs of 2 ms and an implicit one
+// of 10 pairs of 0.2 ms, of 100 graphs. The explicit probe's time scales
+// by 25, the graphs', to 0.2 s, and the implicit one's by 505, the pairs',
+// to 1 s: so the explicit probe finishes first, with the lower prediction,
+// after 8 ms of its own, though the implicit one's pairs take 2 ms. By
+// then the implicit probe has run about 0.2 to 0.8 ms, whose bounds are
+// half to twice the explicit one's 0.2 s at its last turn (see turnLead);
+// the test allows 0.1 to 1.2 ms of its work. The implicit probe runs on a
+// goroutine of its own, not on a Crew's helper, which would spin on after
+// it beside the one-thread run.
 func TestRaceTakesTurns(t *testing.T) {
 	gs := make([]*graph.Graph, 100)
 	for i := range gs {
@@ -572,8 +577,11 @@ func TestRaceTakesTurns(t *testing.T) {
 		t.Errorf("the Crew started %d helpers", crew.started)
 	}
 	crew.mu.Unlock()
-	if !slices.Equal(first, []Method{Implicit}) {
-		t.Errorf("finished first: %v, want the implicit probe alone", first)
+	if !slices.Equal(first, []Method{Explicit}) {
+		t.Errorf("finished first: %v, want the explicit probe alone", first)
+	}
+	if w := time.Duration(log.workAtDecided[1].Load()); w < 100*time.Microsecond || w > 1200*time.Microsecond {
+		t.Errorf("the implicit probe's work when the explicit one finished: %v, want 0.1 to 1.2 ms", w)
 	}
 	if st.stops != [2]float64{} {
 		t.Fatalf("stopped: %v", st.stops)
