@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -521,7 +522,14 @@ func newGHWeights(ctx context.Context, gs []*graph.Graph, threads int) (*ghWeigh
 	scs := make([]hopperScratch, max(1, min(threads, len(gs))))
 	busy, err := forRowsTimed(ctx, len(gs), threads, func(wk, i int) error {
 		noteGraph(ctx, i)
+		if v, ok := takeShared(ctx, i); ok {
+			h := v.(*ghGraph)
+			w.m[i], w.d[i] = h.m, h.d
+			return nil
+		}
+		t := time.Now()
 		w.m[i], w.d[i] = hopperPacked(nil, gs[i], &scs[wk])
+		putShared(ctx, i, &ghGraph{m: w.m[i], d: w.d[i]}, time.Since(t))
 		return nil
 	})
 	if err != nil {
@@ -628,9 +636,21 @@ const ghMaxStride = 1 << 16
 
 // load computes the matrices of graph g into sc and returns them, numbered
 // by the stride.
-func (w *ghStream) load(_ context.Context, g int, sc *weightScratch) (weightFeatures, error) {
+//
+// In a sampling probe, it takes the matrices from the other probe, or
+// leaves a copy for it (see takeShared).
+func (w *ghStream) load(ctx context.Context, g int, sc *weightScratch) (weightFeatures, error) {
 	h := &sc.gh
-	h.m, h.d = hopperPacked(h.m, w.gs[g], &sc.hop)
+	if v, ok := takeShared(ctx, g); ok {
+		o := v.(*ghGraph)
+		h.m, h.d = append(h.m[:0], o.m...), o.d
+	} else if probing(ctx) {
+		t := time.Now()
+		h.m, h.d = hopperPacked(h.m, w.gs[g], &sc.hop)
+		putShared(ctx, g, &ghGraph{m: slices.Clone(h.m), d: h.d}, time.Since(t))
+	} else {
+		h.m, h.d = hopperPacked(h.m, w.gs[g], &sc.hop)
+	}
 	h.stride = w.stride
 	w.d[g] = h.d
 	return h, nil
