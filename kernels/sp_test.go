@@ -187,7 +187,7 @@ func TestSPPathsGenericOrder(t *testing.T) {
 			want.u, want.v = append(want.u, p.u), append(want.v, p.v)
 		}
 		want.start = append(want.start, int32(len(ps)))
-		got := newSPPathsGeneric(g)
+		got := newSPPathsGeneric(g, d)
 		if !slices.Equal(got.lens, want.lens) || !slices.Equal(got.start, want.start) ||
 			!slices.Equal(got.u, want.u) || !slices.Equal(got.v, want.v) {
 			t.Errorf("graph %d (%d vertices): got lengths %v from %v, want %v from %v", i, n, got.lens, got.start, want.lens, want.start)
