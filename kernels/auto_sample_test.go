@@ -595,18 +595,20 @@ func TestRaceTakesTurns(t *testing.T) {
 }
 
 // TestProbeSharedPrep checks the work shared between the probes of a
-// sample (see probeShared), GraphHopper's hop matrices and sp's distances:
+// sample (see probeShared), GraphHopper's hop matrices, sp's distances and
+// gi's scaled and refined sample:
 // the implicit probe that takes them from the explicit one computes the
 // same matrix, and its per-graph cost, credited the explicit probe's time
 // for them, is about what it is when it computes them itself. Without the
 // credit it would be a fraction: the hop matrices are nearly all of gh's
-// implicit per-graph work (0.6 µs of 4.1 ms was left), and the distances
-// most of sp's. Medians of 5 on 4 Synthie graphs, which allow a factor of
-// 2 for a noisy machine.
+// implicit per-graph work (0.6 µs of 4.1 ms was left), the distances
+// most of sp's (0.12 of 1 ms), and gi's is its scaling and refinement.
+// Medians of 5 on 4 Synthie graphs, which allow a factor of 2 for a noisy
+// machine.
 func TestProbeSharedPrep(t *testing.T) {
 	gs := graphtest.Dataset(t, "Synthie").Graphs[:4]
 	hat := AttrKernel{Kind: "hat", Delta: 1, Iterations: 1, Seed: 1}
-	for _, k := range []Kernel{&GraphHopper{Attr: hat}, &ShortestPath{Attr: &hat}} {
+	for _, k := range []Kernel{&GraphHopper{Attr: hat}, &ShortestPath{Attr: &hat}, &GraphInvariant{H: 3, Attr: hat}} {
 		want, _, err := k.Gram(context.Background(), gs, Implicit)
 		if err != nil {
 			t.Fatal(err)

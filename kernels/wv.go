@@ -320,6 +320,16 @@ func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) 
 		// first graphs' refinement, which only one worker can do.
 		ahead = startGramAhead(ctx, len(gs))
 	}
+	// The probes of a sample share its scaling and refinement (see
+	// probeShared), keyed apart from its graphs' indices, as a whole.
+	sampleKey := -len(gs)
+	if v, ok := takeShared(ctx, sampleKey); ok {
+		prep := v.(*giPrep)
+		w := newGIWeights(prep.cols)
+		rep.TPrep = time.Since(t)
+		K, err := gramWV(ctx, "gi", prep.gs, m, w, &k.Attr, threads, ahead, rep)
+		return K, rep, err
+	}
 	gs, err := graph.ScaleAttributesOn(gs, graphParallel(ctx, threads))
 	if err != nil {
 		return nil, nil, err
@@ -335,10 +345,18 @@ func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) 
 	if err != nil {
 		return nil, nil, err
 	}
+	putShared(ctx, sampleKey, &giPrep{gs, cols}, time.Since(t))
 	w := newGIWeights(cols)
 	rep.TPrep = time.Since(t)
 	K, err := gramWV(ctx, "gi", gs, m, w, &k.Attr, threads, ahead, rep)
 	return K, rep, err
+}
+
+// giPrep is a sample's scaled graphs and colours, which the probes of the
+// sampling advisor share.
+type giPrep struct {
+	gs   []*graph.Graph
+	cols [][][]int32
 }
 
 // giStream is giWeights over colours that a graph.Stream refines while the
