@@ -779,17 +779,18 @@ func noteGraph(ctx context.Context, i int) {
 // alike, such as GraphHopper's hop matrices, as the first of the advice's
 // probes to do it for a sample graph leaves it, with the time it took:
 // the other takes it, and its limit credits it that time, so that its
-// cost and the bounds it proves are what they would have been. Both
-// probes computed the hop matrices, which took about as long as the rest
-// of the explicit map on ENZYMES: GraphHopper's probes on 60 graphs,
-// whose explicit run takes about 2 × 30 times the explicit probe, cost
-// over 5% of it for that alone. Samples are nested, so a graph keeps its
+// cost and the bounds it proves are what they would have been. On 60
+// graphs a sample of 2 is a thirtieth of the explicit maps, and both
+// probes computed the hop matrices, which take about as long as the rest
+// of GraphHopper's map on ENZYMES: its probes cost over 5% of the
+// explicit run for that alone. Samples are nested, so a graph keeps its
 // index from one sample to the next.
 type probeShared struct {
 	mu    sync.Mutex
 	preps map[int]sharedPrep
 }
 
+// sharedPrep is one graph's shared work and the time it took.
 type sharedPrep struct {
 	v    any
 	cost time.Duration

@@ -607,12 +607,11 @@ func newSPPathsDirac(g *graph.Graph, d []int32) spPaths {
 	return sp
 }
 
-// newSPPathsGeneric groups g's paths, whose distances are d, by length by
-// counting them, in the
-// order u < v within a length, as a stable sort by length of the pairs in
-// order gives. A stable comparison sort took 90 µs of the 95 of a
-// 30-vertex ENZYMES graph: most of the sampling advisor's implicit probe
-// of sp with attributes.
+// newSPPathsGeneric groups g's paths, whose distances are d, by length,
+// counting them, in the order u < v within a length, as a stable sort by
+// length of the pairs in order gives. A stable comparison sort took 90 µs
+// of the 95 of a 30-vertex ENZYMES graph: most of the sampling advisor's
+// implicit probe of sp with attributes.
 func newSPPathsGeneric(g *graph.Graph, d []int32) spPaths {
 	n := g.N()
 	var count []int32 // count[l] paths of length l, then where they start
