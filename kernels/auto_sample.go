@@ -461,6 +461,8 @@ func (p *prober) both(t *turns) (probeStage, error) {
 		for i, l := range lims {
 			l.turns, l.side = t, i
 		}
+	} else {
+		lims[1].reverse = true
 	}
 	var (
 		st    probeStage
@@ -678,6 +680,10 @@ type clockLimit struct {
 	turns  *turns
 	side   int
 	paused time.Duration
+	// reverse, set on the implicit probe that runs at once with the
+	// explicit one, makes its loops over the sample's graphs take them
+	// from the last (see probeOrder).
+	reverse bool
 	// shared holds what the probes compute alike, and credit the time
 	// in nanoseconds of what this probe took from it, which its own
 	// time counts (see takeShared).
@@ -829,6 +835,20 @@ func putShared(ctx context.Context, i int, v any, cost time.Duration) {
 		c.shared.preps[i] = sharedPrep{v, cost}
 	}
 	c.shared.mu.Unlock()
+}
+
+// probeOrder returns the sample graph that step i of a loop over the n
+// graphs of ctx's probe takes, and whether the loop notes it (see
+// noteGraph). Probes at once take the graphs from opposite ends, so that
+// each does the work both need on half of them and takes the other's
+// (see takeShared): started on the same graph, both computed it. The
+// loop taken from the last does not note its graphs, as their prefixes
+// are not those done, and its time scales by the least factor.
+func probeOrder(ctx context.Context, i, n int) (int, bool) {
+	if c, ok := ctx.Value(probeKey{}).(*clockLimit); ok && c.reverse {
+		return n - 1 - i, false
+	}
+	return i, true
 }
 
 // probing reports whether ctx is a probe's that shares its work.

@@ -190,6 +190,9 @@ type spinLog struct {
 	work          atomic.Int64
 	stopWork      [2]atomic.Int64
 	workAtDecided [2]atomic.Int64
+	// reversed notes whether each method's probe took the sample's
+	// graphs from the last (see probeOrder).
+	reversed [2]atomic.Bool
 }
 
 func (c *costKernel) Name() string      { return "cost" }
@@ -203,6 +206,8 @@ func (c *costKernel) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*ma
 	if c.spins != nil {
 		c.spins.workAtDecided[i].Store(-1)
 		c.spins.stopWork[i].Store(-1)
+		_, inOrder := probeOrder(ctx, 0, n)
+		c.spins.reversed[i].Store(!inOrder)
 	}
 	spin := func(d time.Duration) error {
 		for d > 0 {
@@ -648,6 +653,58 @@ func TestProbeSharedPrep(t *testing.T) {
 		t.Logf("%s: %v %v", k.Name(), own, taken)
 		if taken < own/2 || taken > 2*own {
 			t.Errorf("%s: implicit per-graph cost %v with the work taken, %v computed", k.Name(), taken, own)
+		}
+	}
+}
+
+// TestProbeOrder checks the order of the probes' loops over the sample's
+// graphs: from the first, noting each, except for the implicit probe run
+// at once with the explicit one, which takes them from the last and notes
+// none, so that the two start on different graphs (see probeOrder).
+func TestProbeOrder(t *testing.T) {
+	p := &prober{ctx: context.Background(), shared: &probeShared{}}
+	plain := p.newLimit()
+	reversed := p.newLimit()
+	reversed.reverse = true
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		want []int
+		note bool
+	}{
+		{"not a probe", context.Background(), []int{0, 1, 2, 3}, true},
+		{"a probe", plain, []int{0, 1, 2, 3}, true},
+		{"the implicit probe at once", reversed, []int{3, 2, 1, 0}, false},
+	} {
+		for step, want := range tc.want {
+			if got, note := probeOrder(tc.ctx, step, len(tc.want)); got != want || note != tc.note {
+				t.Errorf("%s: step %d takes graph %d, noted %v; want %d, %v", tc.name, step, got, note, want, tc.note)
+			}
+		}
+	}
+	// The probes of a sample: at once, the implicit one is reversed;
+	// taking turns, neither.
+	gs := make([]*graph.Graph, 100)
+	for i := range gs {
+		gs[i] = tinyPath
+	}
+	for _, atOnce := range []bool{false, true} {
+		var log spinLog
+		k := &costKernel{perGraph: 20 * time.Microsecond, perPair: 20 * time.Microsecond, spins: &log}
+		p := &prober{
+			ctx: context.Background(), k: k, sub: gs[:4], shared: &probeShared{},
+			scale:    newProbeScale(sizeWeights{}.sums(gs[:4]), sizeWeights{}.sums(gs), nil),
+			deciding: func(Method, sampleCost) float64 { return 100 },
+		}
+		run := p.race
+		if atOnce {
+			run = p.atOnce
+		}
+		if _, err := run(); err != nil {
+			t.Fatal(err)
+		}
+		if got := [2]bool{log.reversed[0].Load(), log.reversed[1].Load()}; got != [2]bool{false, atOnce} {
+			t.Errorf("at once %v: explicit, implicit probes reversed %v", atOnce, got)
 		}
 	}
 }

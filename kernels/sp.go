@@ -661,8 +661,11 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 	dirac := isDirac(vk) && labelsBelow(gs, 1<<31-1)
 	threads := threadsOr(k.Threads)
 	paths := make([]spPaths, n)
-	busy, err := forRowsTimed(ctx, n, threads, func(_, i int) error {
-		noteGraph(ctx, i)
+	busy, err := forRowsTimed(ctx, n, threads, func(_, step int) error {
+		i, note := probeOrder(ctx, step, n)
+		if note {
+			noteGraph(ctx, i)
+		}
 		d := probeDistances(ctx, i, gs[i], nil, false)
 		if dirac {
 			paths[i] = newSPPathsDirac(gs[i], d)

@@ -538,8 +538,11 @@ type ghWeights struct {
 func newGHWeights(ctx context.Context, gs []*graph.Graph, threads int) (*ghWeights, time.Duration, error) {
 	w := &ghWeights{m: make([][]float64, len(gs)), d: make([]int, len(gs))}
 	scs := make([]hopperScratch, max(1, min(threads, len(gs))))
-	busy, err := forRowsTimed(ctx, len(gs), threads, func(wk, i int) error {
-		noteGraph(ctx, i)
+	busy, err := forRowsTimed(ctx, len(gs), threads, func(wk, step int) error {
+		i, note := probeOrder(ctx, step, len(gs))
+		if note {
+			noteGraph(ctx, i)
+		}
 		if v, ok := takeShared(ctx, i); ok {
 			h := v.(*ghGraph)
 			w.m[i], w.d[i] = h.m, h.d
