@@ -755,12 +755,28 @@ func (c *clockLimit) Value(key any) any {
 
 type probeKey struct{}
 
+// probeLimit returns the limit of ctx's probe, or nil where ctx is not a
+// probe's.
+func probeLimit(ctx context.Context) *clockLimit {
+	c, _ := ctx.Value(probeKey{}).(*clockLimit)
+	return c
+}
+
+// sharingLimit returns the limit of ctx's probe where it shares its work
+// with the other probe of its advice (see probeShared), else nil.
+func sharingLimit(ctx context.Context) *clockLimit {
+	if c := probeLimit(ctx); c != nil && c.shared != nil {
+		return c
+	}
+	return nil
+}
+
 // notePairs notes in the probe's limit that ctx is, if ctx is a probe's,
 // that its kernel's pairs begin now: the time before is the graphs' (see
 // clockLimit). gramRows calls it, which every implicit method of the
 // sampling advisor's kernels computes its pairs with.
 func notePairs(ctx context.Context) {
-	if c, ok := ctx.Value(probeKey{}).(*clockLimit); ok {
+	if c := probeLimit(ctx); c != nil {
 		c.pairsAt.CompareAndSwap(0, max(1, int64(c.own())))
 	}
 }
@@ -773,7 +789,7 @@ func notePairs(ctx context.Context) {
 // before it by the least factor: a probe proves its case by its first
 // graphs where they decide it, as a sample of fewer graphs would.
 func noteGraph(ctx context.Context, i int) {
-	if c, ok := ctx.Value(probeKey{}).(*clockLimit); ok {
+	if c := probeLimit(ctx); c != nil {
 		if i == 0 {
 			c.loopAt.Store(int64(c.own()))
 		}
@@ -806,8 +822,8 @@ type sharedPrep struct {
 // for sample graph i, if ctx is a probe's and it did, and credits its time
 // to ctx's limit.
 func takeShared(ctx context.Context, i int) (any, bool) {
-	c, ok := ctx.Value(probeKey{}).(*clockLimit)
-	if !ok || c.shared == nil {
+	c := sharingLimit(ctx)
+	if c == nil {
 		return nil, false
 	}
 	c.shared.mu.Lock()
@@ -823,8 +839,8 @@ func takeShared(ctx context.Context, i int) (any, bool) {
 // other probe of ctx's advice, if ctx is a probe's. v must not change
 // after.
 func putShared(ctx context.Context, i int, v any, cost time.Duration) {
-	c, ok := ctx.Value(probeKey{}).(*clockLimit)
-	if !ok || c.shared == nil {
+	c := sharingLimit(ctx)
+	if c == nil {
 		return
 	}
 	c.shared.mu.Lock()
@@ -845,17 +861,14 @@ func putShared(ctx context.Context, i int, v any, cost time.Duration) {
 // loop taken from the last does not note its graphs, as their prefixes
 // are not those done, and its time scales by the least factor.
 func probeOrder(ctx context.Context, i, n int) (int, bool) {
-	if c, ok := ctx.Value(probeKey{}).(*clockLimit); ok && c.reverse {
+	if c := probeLimit(ctx); c != nil && c.reverse {
 		return n - 1 - i, false
 	}
 	return i, true
 }
 
 // probing reports whether ctx is a probe's that shares its work.
-func probing(ctx context.Context) bool {
-	c, ok := ctx.Value(probeKey{}).(*clockLimit)
-	return ok && c.shared != nil
-}
+func probing(ctx context.Context) bool { return sharingLimit(ctx) != nil }
 
 // probeCheck checks a sampling probe's limit within a pair of graphs, not
 // only between pairs and groups of work, where ctx is a probe's: a probe
@@ -865,10 +878,7 @@ func probing(ctx context.Context) bool {
 type probeCheck struct{ lim *clockLimit }
 
 // newProbeCheck returns the probe check of ctx.
-func newProbeCheck(ctx context.Context) probeCheck {
-	lim, _ := ctx.Value(probeKey{}).(*clockLimit)
-	return probeCheck{lim}
-}
+func newProbeCheck(ctx context.Context) probeCheck { return probeCheck{probeLimit(ctx)} }
 
 // on reports whether ctx is a probe's.
 func (p probeCheck) on() bool { return p.lim != nil }

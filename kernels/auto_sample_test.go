@@ -227,7 +227,7 @@ func (c *costKernel) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*ma
 			err := ctx.Err()
 			// After Err, so that a prediction that stops the probe
 			// is seen here.
-			if lim, ok := ctx.Value(probeKey{}).(*clockLimit); ok && c.spins != nil && lim.target.Load() != 0 {
+			if lim := probeLimit(ctx); lim != nil && c.spins != nil && lim.target.Load() != 0 {
 				c.spins.workAtDecided[i].CompareAndSwap(-1, int64(work))
 			}
 			if err != nil {
