@@ -300,7 +300,10 @@ func sumTerms(ts []CostTerm) float64 {
 // graphs can err by more, where a few graphs carry most of the walks
 // (random graphs of 20 vertices: a median map of 60 µs, the largest
 // 1 ms), so a decisive ranking stops the explicit probe only once it has
-// mapped decideMaps graphs, where the budget allows.
+// mapped decideMaps graphs, where the budget allows; but with fewer maps
+// the advice hedges, and the explicit method is run (see GramAuto), so a
+// sample whose explicit prediction is fewMapsErr·hedge times below the
+// implicit one maps no more.
 const (
 	probeShare       = 0.05
 	decisive         = 4
@@ -309,6 +312,7 @@ const (
 	minGenericPairs  = 16
 	maxGenericPairs  = 256
 	maxMapGraphShare = 4 // the explicit probe maps at most n/maxMapGraphShare graphs
+	fewMapsErr       = 2 // how far predictions from fewer than decideMaps maps err, either way
 )
 
 // Advise implements Advisor for the walk kernel by a cost model: each
@@ -502,6 +506,16 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		// anyway; else a second graph is mapped if the budget allows.
 		pessimistic := ep.m < 2 && expl.seconds > impl.seconds
 		if slow >= decisive*fast && !pessimistic && ep.m >= min(decideMaps, n) {
+			break
+		}
+		// With fewer than decideMaps maps the advice hedges, and
+		// GramAuto runs the explicit method unless the implicit one is
+		// predicted hedge times faster. Where the explicit prediction
+		// is fewMapsErr·hedge times below the implicit one, more maps
+		// would not turn what runs; a prediction too low for heavy
+		// graphs left out of the sample costs the switch guard's tenth
+		// of the maps (see switchGuard).
+		if ep.m < min(decideMaps, n) && fewMapsErr*hedge*expl.seconds <= impl.seconds {
 			break
 		}
 		// An explicit prediction from fewer than decideMaps graphs may
