@@ -380,12 +380,16 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	r := rand.New(rand.NewPCG(opt.Seed, 0x6164766963650001)) // "advice"
 	sample := newGraphSample(r, n)
 
-	// Where the labels bound the explicit method decisively below the
+	// Where the labels bound the explicit method settled below the
 	// implicit one, no map is needed to decide, and where they bound it
 	// below the pairs and product vertices alone, no sample either. On
 	// 100 graphs of p_V 0 at length 3, an explicit run of 0.3–0.4 ms,
 	// the probes took 67–73 µs after a collection with the maps and the
-	// sample, 28–38 µs with the sample alone.
+	// sample, 28–38 µs with the sample alone. Settled is fewMapsErr·hedge
+	// times below, as for a hedged prediction from a few maps (see the
+	// loop below): the bound is one from above, and the explicit run,
+	// if the model's constants err by more, is the choice the switch
+	// guard undoes.
 	var census labelCensus
 	bound, bounded := estimate{}, false
 	if isDirac(k.Vertex) && isDirac(k.Edge) {
@@ -393,6 +397,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 			bound, bounded = explicitBound(&seq, gs, model, &census)
 		}
 	}
+	settled := func(impl estimate) bool { return fewMapsErr*hedge*bound.seconds <= impl.seconds }
 	advice := func(expl, impl estimate, hedged bool) *Advice {
 		a := &Advice{
 			Explicit: Prediction{Explicit, expl.seconds, expl.why},
@@ -405,7 +410,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		return a
 	}
 	if bounded {
-		if least := census.implicitBound(model, n, k.Length); decisive*bound.seconds <= least.seconds {
+		if least := census.implicitBound(model, n, k.Length); settled(least) {
 			return advice(bound, least, false), nil
 		}
 	}
@@ -414,7 +419,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		return nil, err
 	}
 	impl := ip.predict(model)
-	if bounded && decisive*bound.seconds <= impl.seconds {
+	if bounded && settled(impl) {
 		return advice(bound, impl, false), nil
 	}
 	ep, err := newExplicitProbe(&seq, gs, sample, model)
