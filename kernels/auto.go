@@ -447,11 +447,13 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	left := func(pred float64) time.Duration {
 		return time.Duration(share*pred*1e9) - priced(ip.took+ep.took+asideTook)
 	}
-	// The first maps may take a graph's share of the implicit time even
-	// where that is more than is left of the probes' budget: a map that
-	// exceeds it proves the explicit method slower.
-	budget := max(left(impl.seconds).Seconds(), impl.seconds/float64(n))
-	if err := ep.grow(ctx, 1, budget); err != nil {
+	// firstBudget is the budget of a first map, of the sample or of the
+	// graphs left once a cut one is set aside: a graph's share of the
+	// implicit time, even where that is more than is left of the
+	// probes' budget, since a map that exceeds it proves the explicit
+	// method slower.
+	firstBudget := func() float64 { return max(left(impl.seconds).Seconds(), impl.seconds/float64(n)) }
+	if err := ep.grow(ctx, 1, firstBudget()); err != nil {
 		return nil, err
 	}
 	// A cut map is scaled to all graphs by the walk-count proxies where
@@ -494,13 +496,12 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		// the graphs are sampled anew. Where it decides, it is left to
 		// decide: there the heavy graphs carry the time (p_V 0.9, a
 		// 0.1 s explicit run against the implicit 0.02 s). The next
-		// graph's map may take a graph's share of the implicit time,
-		// as the first may, even where the cut map left less of the
-		// budget: a second cut map shows the heavy graphs to be no
-		// exception. On two threads, whose budget is half, the cut map
+		// graph's map has a first map's budget, even where the cut map
+		// left less of the probes': a second cut map shows the heavy
+		// graphs to be no exception. On two threads, whose budget is half, the cut map
 		// of that p_V 0.1 cell left none, its bound scaled to 51 ms,
 		// and auto ran the implicit method at 2.7–3.3 times the oracle.
-		rest, first, err := ep.setAside(ctx, max(left(impl.seconds).Seconds(), impl.seconds/float64(n)))
+		rest, first, err := ep.setAside(ctx, firstBudget())
 		if err != nil {
 			return nil, err
 		}
