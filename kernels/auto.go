@@ -385,11 +385,10 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	// below the pairs and product vertices alone, no sample either. On
 	// 100 graphs of p_V 0 at length 3, an explicit run of 0.3–0.4 ms,
 	// the probes took 67–73 µs after a collection with the maps and the
-	// sample, 28–38 µs with the sample alone. Settled is fewMapsErr·hedge
-	// times below, as for a hedged prediction from a few maps (see the
-	// loop below): the bound is one from above, and the explicit run,
-	// if the model's constants err by more, is the choice the switch
-	// guard undoes.
+	// sample, 28–38 µs with the sample alone. Settled is as for a hedged
+	// prediction from a few maps (see settledBelow): the bound is one
+	// from above, and the explicit run, if the model's constants err by
+	// more, is the choice the switch guard undoes.
 	var census labelCensus
 	bound, bounded := estimate{}, false
 	if isDirac(k.Vertex) && isDirac(k.Edge) {
@@ -397,7 +396,6 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 			bound, bounded = explicitBound(&seq, gs, model, &census)
 		}
 	}
-	settled := func(impl estimate) bool { return fewMapsErr*hedge*bound.seconds <= impl.seconds }
 	advice := func(expl, impl estimate, hedged bool) *Advice {
 		a := &Advice{
 			Explicit: Prediction{Explicit, expl.seconds, expl.why},
@@ -410,7 +408,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		return a
 	}
 	if bounded {
-		if least := census.implicitBound(model, n, k.Length); settled(least) {
+		if least := census.implicitBound(model, n, k.Length); settledBelow(bound, least) {
 			return advice(bound, least, false), nil
 		}
 	}
@@ -419,7 +417,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		return nil, err
 	}
 	impl := ip.predict(model)
-	if bounded && settled(impl) {
+	if bounded && settledBelow(bound, impl) {
 		return advice(bound, impl, false), nil
 	}
 	ep, err := newExplicitProbe(&seq, gs, sample, model)
@@ -498,9 +496,10 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		// 0.1 s explicit run against the implicit 0.02 s). The next
 		// graph's map has a first map's budget, even where the cut map
 		// left less of the probes': a second cut map shows the heavy
-		// graphs to be no exception. On two threads, whose budget is half, the cut map
-		// of that p_V 0.1 cell left none, its bound scaled to 51 ms,
-		// and auto ran the implicit method at 2.7–3.3 times the oracle.
+		// graphs to be no exception. On two threads, whose budget is
+		// half, the cut map of that p_V 0.1 cell left none, its bound
+		// scaled to 51 ms, and auto ran the implicit method at 2.7–3.3
+		// times the oracle.
 		rest, first, err := ep.setAside(ctx, firstBudget())
 		if err != nil {
 			return nil, err
@@ -520,14 +519,10 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		if slow >= decisive*fast && !pessimistic && ep.m >= min(decideMaps, n) {
 			break
 		}
-		// With fewer than decideMaps maps the advice hedges, and
-		// GramAuto runs the explicit method unless the implicit one is
-		// predicted hedge times faster. Where the explicit prediction
-		// is fewMapsErr·hedge times below the implicit one, more maps
-		// would not turn what runs; a prediction too low for heavy
-		// graphs left out of the sample costs the switch guard's tenth
-		// of the maps (see switchGuard).
-		if ep.m < min(decideMaps, n) && fewMapsErr*hedge*expl.seconds <= impl.seconds {
+		// With fewer than decideMaps maps the advice hedges; where
+		// that settles what runs, more maps would not turn it (see
+		// settledBelow).
+		if ep.m < min(decideMaps, n) && settledBelow(expl, impl) {
 			break
 		}
 		// An explicit prediction from fewer than decideMaps graphs may
@@ -582,6 +577,16 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	// Fewer maps than decideMaps err by 2–3 times either way (see hedge).
 	return advice(expl, impl, ep.cut || ep.m < min(decideMaps, n)), nil
 }
+
+// settledBelow reports whether an explicit prediction expl, from the
+// labels' bound or from fewer than decideMaps maps, is far enough below
+// the implicit prediction impl to settle what auto runs: fewMapsErr·hedge
+// times. With so few maps the advice hedges, and GramAuto runs the
+// explicit method unless the implicit one is predicted hedge times
+// faster; predictions that err by fewMapsErr either way would not turn
+// that, and one too low for heavy graphs left out of the sample costs the
+// switch guard's tenth of the maps (see switchGuard).
+func settledBelow(expl, impl estimate) bool { return fewMapsErr*hedge*expl.seconds <= impl.seconds }
 
 // rankWalk returns the walk kernel's choice from its predictions, and
 // whether the advice hedges (see Advice.Hedge), given hedged, whether its
