@@ -867,6 +867,17 @@ func probeOrder(ctx context.Context, i, n int) (int, bool) {
 	return i, true
 }
 
+// probeGraph returns the sample graph that step i of a loop over the n
+// graphs of ctx's probe takes (see probeOrder), and notes it where the
+// loop takes them in order.
+func probeGraph(ctx context.Context, i, n int) int {
+	g, note := probeOrder(ctx, i, n)
+	if note {
+		noteGraph(ctx, g)
+	}
+	return g
+}
+
 // probing reports whether ctx is a probe's that shares its work.
 func probing(ctx context.Context) bool { return sharingLimit(ctx) != nil }
 

@@ -662,10 +662,7 @@ func (k *ShortestPath) implicit(ctx context.Context, gs []*graph.Graph, rep *Rep
 	threads := threadsOr(k.Threads)
 	paths := make([]spPaths, n)
 	busy, err := forRowsTimed(ctx, n, threads, func(_, step int) error {
-		i, note := probeOrder(ctx, step, n)
-		if note {
-			noteGraph(ctx, i)
-		}
+		i := probeGraph(ctx, step, n)
 		d := probeDistances(ctx, i, gs[i], nil, false)
 		if dirac {
 			paths[i] = newSPPathsDirac(gs[i], d)

@@ -539,10 +539,7 @@ func newGHWeights(ctx context.Context, gs []*graph.Graph, threads int) (*ghWeigh
 	w := &ghWeights{m: make([][]float64, len(gs)), d: make([]int, len(gs))}
 	scs := make([]hopperScratch, max(1, min(threads, len(gs))))
 	busy, err := forRowsTimed(ctx, len(gs), threads, func(wk, step int) error {
-		i, note := probeOrder(ctx, step, len(gs))
-		if note {
-			noteGraph(ctx, i)
-		}
+		i := probeGraph(ctx, step, len(gs))
 		if v, ok := takeShared(ctx, i); ok {
 			h := v.(*ghGraph)
 			w.m[i], w.d[i] = h.m, h.d
