@@ -320,36 +320,41 @@ func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) 
 		// first graphs' refinement, which only one worker can do.
 		ahead = startGramAhead(ctx, len(gs))
 	}
-	// The probes of a sample share its scaling and refinement (see
-	// probeShared), keyed apart from its graphs' indices, as a whole.
+	gs, w, err := k.weights(ctx, gs, threads, ahead != nil, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.TPrep = time.Since(t)
+	K, err := gramWV(ctx, "gi", gs, m, w, &k.Attr, threads, ahead, rep)
+	return K, rep, err
+}
+
+// weights scales the attributes of gs and refines their colours, streamed
+// where stream is set and the graphs allow it (see giStream), and returns
+// the scaled graphs with their vertex weights. The probes of a sample
+// share its scaling and refinement (see probeShared), keyed apart from
+// its graphs' indices, as a whole, with their time since start.
+func (k *GraphInvariant) weights(ctx context.Context, gs []*graph.Graph, threads int, stream bool, start time.Time) ([]*graph.Graph, vertexWeights, error) {
 	sampleKey := -len(gs)
 	if v, ok := takeShared(ctx, sampleKey); ok {
 		prep := v.(*giPrep)
-		w := newGIWeights(prep.cols)
-		rep.TPrep = time.Since(t)
-		K, err := gramWV(ctx, "gi", prep.gs, m, w, &k.Attr, threads, ahead, rep)
-		return K, rep, err
+		return prep.gs, newGIWeights(prep.cols), nil
 	}
 	gs, err := graph.ScaleAttributesOn(gs, graphParallel(ctx, threads))
 	if err != nil {
 		return nil, nil, err
 	}
-	if ahead != nil {
+	if stream {
 		if w, ok := newGIStream(gs, k.H); ok {
-			rep.TPrep = time.Since(t)
-			K, err := gramWV(ctx, "gi", gs, m, w, &k.Attr, threads, ahead, rep)
-			return K, rep, err
+			return gs, w, nil
 		}
 	}
 	cols, err := graph.RefineOn(gs, k.H, graph.Uniform, graphParallel(ctx, threads))
 	if err != nil {
 		return nil, nil, err
 	}
-	putShared(ctx, sampleKey, &giPrep{gs, cols}, time.Since(t))
-	w := newGIWeights(cols)
-	rep.TPrep = time.Since(t)
-	K, err := gramWV(ctx, "gi", gs, m, w, &k.Attr, threads, ahead, rep)
-	return K, rep, err
+	putShared(ctx, sampleKey, &giPrep{gs, cols}, time.Since(start))
+	return gs, newGIWeights(cols), nil
 }
 
 // giPrep is a sample's scaled graphs and colours, which the probes of the
