@@ -40,7 +40,11 @@ type Crew struct {
 	// that a task never waits for a helper that is busy in a stretch
 	// whose workers wait for the task.
 	open, spinning int
-	started        int // helpers started, for the tests
+	// brief counts the helpers running a brief task (see goBrief),
+	// which come back to spinning without waiting for anything, and
+	// which a slot may count on as it counts on a spinning helper.
+	brief   int
+	started int // helpers started, for the tests
 }
 
 // DefaultLinger is how long a Crew's helper spins for more work: longer
@@ -85,6 +89,7 @@ type stretch struct {
 	active atomic.Int32
 	errs   []error // by worker
 	open   int     // slots left for helpers, under the Crew's lock
+	brief  bool    // a task of goBrief
 }
 
 func newStretch(ctx context.Context, n, threads int, fn func(worker, i int) error) *stretch {
@@ -174,9 +179,11 @@ func (c *Crew) run(ctx context.Context, n, threads int, fn func(worker, i int) e
 	return s.err()
 }
 
-// spawn runs task on a helper, as a go statement would.
-func (c *Crew) spawn(task func()) {
+// spawn runs task on a helper, as a go statement would; brief marks a
+// task of goBrief.
+func (c *Crew) spawn(task func(), brief bool) {
 	s := newStretch(context.Background(), 1, 1, func(int, int) error { task(); return nil })
+	s.brief = brief
 	c.offer(s, 1)
 }
 
@@ -191,7 +198,7 @@ func (c *Crew) offer(s *stretch, k int) {
 	c.queue = append(c.queue, s)
 	c.queued.Store(int32(len(c.queue)))
 	c.open += k
-	start := max(0, c.open-c.spinning)
+	start := max(0, c.open-c.spinning-c.brief)
 	c.spinning += start // they spin until they find a slot
 	c.started += start
 	c.mu.Unlock()
@@ -228,6 +235,9 @@ func (c *Crew) take() *stretch {
 		c.queued.Store(int32(len(c.queue)))
 	}
 	c.spinning--
+	if s.brief {
+		c.brief++
+	}
 	s.active.Add(1)
 	return s
 }
@@ -237,7 +247,7 @@ func (c *Crew) take() *stretch {
 func (c *Crew) retire() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.spinning <= c.open {
+	if c.spinning+c.brief <= c.open {
 		return false // a slot counts on this helper
 	}
 	c.spinning--
@@ -266,6 +276,9 @@ func (c *Crew) helper() {
 		}
 		s.work()
 		c.mu.Lock()
+		if s.brief {
+			c.brief--
+		}
 		c.spinning++
 		s.active.Add(-1)
 		c.mu.Unlock()
@@ -282,25 +295,33 @@ func (c *Crew) helper() {
 // halted, which the host takes 60–130 µs to undo (see Crew). The runner
 // collects garbage before each timed run, for longer than the linger, so
 // without Warm every run on two threads paid the wake-up in its time.
+//
+// Having run is not enough: the workers must run at the same time, each
+// on a core of its own. A helper started by Warm is queued on the caller's
+// core, and could arrive, and go back to spinning, there, by turns with
+// the caller, while the other core was still halted, or woke and found
+// nothing to run. The Go scheduler wakes no core for a goroutine that
+// yields, so the helper then waited in the run queue until the caller
+// yielded, after the first stretch of the timed run: in 314 of 400 maps of
+// MUTAG's graphlets after a millisecond idle, the helper took no row. So,
+// where there are no more threads than Ps, the workers then meet at
+// barriers that none may wait at by yielding, until they meet at one (see
+// warmup.together); with that, the helper took no row in 4–8 of 400. The
+// host took up to 30 ms to run the other core again, now and then.
 func Warm(ctx context.Context, threads int) error {
 	c := crewFrom(ctx)
 	if c == nil || threads < 2 {
 		return nil
 	}
-	var arrived atomic.Int32
+	w := &warmup{ctx: ctx, threads: int32(threads)}
 	return c.run(ctx, threads, threads, func(int, int) error {
-		arrived.Add(1)
-		for spins := 0; arrived.Load() < int32(threads); spins++ {
-			// A worker that spun this long waits for one queued on
-			// its own core, where there are more workers than cores.
-			if spins%warmSpins == warmSpins-1 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				runtime.Gosched()
-			}
+		if err := w.meet(&w.arrived); err != nil {
+			return err
 		}
-		return nil
+		if threads > runtime.GOMAXPROCS(0) {
+			return nil
+		}
+		return w.together()
 	})
 }
 
@@ -308,11 +329,103 @@ func Warm(ctx context.Context, threads int) error {
 // between yields: some microseconds.
 const warmSpins = 4096
 
+// warmRounds is the most barriers the workers of Warm try to meet at
+// without yielding, and warmWindow how long each waits at one before it
+// yields: far longer than workers on cores of their own take to meet, and
+// short beside the host's wake-up of a core. A round that is missed takes
+// at least warmWindow, so the workers wait for at least 10 ms in all: in
+// runexp's runs on two threads, after 64 rounds the other core had not
+// run in 3–8% of them, and the run then took the time of one thread.
+const (
+	warmRounds = 512
+	warmWindow = 20 * time.Microsecond
+)
+
+// warmup is the state the workers of one Warm share.
+type warmup struct {
+	ctx     context.Context
+	threads int32
+	arrived atomic.Int32
+	rounds  [warmRounds]struct {
+		in, out atomic.Int32
+		missed  atomic.Bool // a worker yielded at in
+	}
+}
+
+// meet waits, yielding now and then, until all workers counted
+// themselves in n.
+func (w *warmup) meet(n *atomic.Int32) error {
+	n.Add(1)
+	for spins := 0; n.Load() < w.threads; spins++ {
+		// A worker that spun this long waits for one queued on its
+		// own core.
+		if spins%warmSpins == warmSpins-1 {
+			if err := w.ctx.Err(); err != nil {
+				return err
+			}
+			runtime.Gosched()
+		}
+	}
+	return nil
+}
+
+// together returns once the workers met at a barrier where none yielded,
+// or after warmRounds tries. A worker that waits at a barrier without
+// yielding sees the others arrive only if they run on other cores, so a
+// barrier that no worker missed had them all running at once. The workers
+// agree on whether a barrier was missed at a second one, which each
+// passes only after it noted its own miss.
+func (w *warmup) together() error {
+	for r := range w.rounds {
+		rd := &w.rounds[r]
+		if rd.in.Add(1) < w.threads && !w.within(&rd.in) {
+			rd.missed.Store(true)
+			if err := w.meet(&rd.in); err != nil {
+				return err
+			}
+		}
+		if err := w.meet(&rd.out); err != nil {
+			return err
+		}
+		if !rd.missed.Load() {
+			return nil
+		}
+	}
+	return nil
+}
+
+// within reports whether all workers counted themselves in n within
+// warmWindow, waited for without yielding.
+func (w *warmup) within(n *atomic.Int32) bool {
+	deadline := time.Now().Add(warmWindow)
+	for spins := 0; n.Load() < w.threads; spins++ {
+		if spins%256 == 255 && time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
 // goWith runs task on a helper of ctx's Crew, or else on a goroutine of
 // its own.
 func goWith(ctx context.Context, task func()) {
 	if c := crewFrom(ctx); c != nil {
-		c.spawn(task)
+		c.spawn(task, false)
+		return
+	}
+	go task()
+}
+
+// goBrief is goWith for a task that waits for nothing, such as a Gram
+// matrix's allocation ahead (see gramAhead). A stretch offered while a
+// helper runs it counts on that helper, and starts no other: the helper
+// joins it late, by the rest of the task, but a second helper would wait
+// queued on the caller's core, and then spin beside the two workers. On
+// MUTAG's graphlet kernel on two threads, so the helper joined the dot
+// products 28–91 µs late in half of the runs (runexp, after Warm).
+func goBrief(ctx context.Context, task func()) {
+	if c := crewFrom(ctx); c != nil {
+		c.spawn(task, true)
 		return
 	}
 	go task()

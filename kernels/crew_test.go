@@ -216,3 +216,100 @@ func TestWarm(t *testing.T) {
 		t.Error("cancelled context: no error")
 	}
 }
+
+// TestCrewBriefTask checks that a stretch offered while the crew's only
+// helper runs a task of goBrief counts on that helper and starts no
+// other, where a task of goWith, which may wait for anything, gets one.
+// Either way the stretch completes while the task runs: its caller takes
+// the rows the helper does not.
+func TestCrewBriefTask(t *testing.T) {
+	tests := []struct {
+		name        string
+		spawn       func(context.Context, func())
+		wantStarted int // helpers started in all: the one of Warm, and one for the stretch or not
+	}{
+		{"goBrief", goBrief, 1},
+		{"goWith", goWith, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewCrew(time.Second)
+			ctx := WithCrew(context.Background(), c)
+			if err := Warm(ctx, 2); err != nil {
+				t.Fatal(err)
+			}
+			var release, running atomic.Bool
+			done := make(chan struct{})
+			tt.spawn(ctx, func() {
+				running.Store(true)
+				for !release.Load() {
+					runtime.Gosched()
+				}
+				close(done)
+			})
+			for !running.Load() {
+				runtime.Gosched()
+			}
+			var rows atomic.Int32
+			if err := forRows(ctx, 50, 2, func(int, int) error { rows.Add(1); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			release.Store(true)
+			<-done
+			if r := rows.Load(); r != 50 {
+				t.Errorf("%d rows visited, want 50", r)
+			}
+			c.mu.Lock()
+			started := c.started
+			c.mu.Unlock()
+			if started != tt.wantStarted {
+				t.Errorf("%d helpers started, want %d", started, tt.wantStarted)
+			}
+			// The task's helper counts as spinning again once it is back.
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				c.mu.Lock()
+				brief, spinning, open := c.brief, c.spinning, c.open
+				c.mu.Unlock()
+				if brief == 0 && spinning == tt.wantStarted && open == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("after the task: brief %d, spinning %d, open %d; want 0, %d, 0", brief, spinning, tt.wantStarted, open)
+				}
+				runtime.Gosched()
+			}
+		})
+	}
+}
+
+// TestWarmupTogether runs warmup.together on workers of which all but the
+// first come once the first has missed the first barrier: each must
+// return, which they do only if they agree on the barrier they meet at.
+func TestWarmupTogether(t *testing.T) {
+	for _, threads := range []int{2, 3} {
+		if threads > runtime.GOMAXPROCS(0) {
+			continue
+		}
+		w := &warmup{ctx: context.Background(), threads: int32(threads)}
+		errs := make(chan error, threads)
+		for g := range threads {
+			go func() {
+				for g > 0 && !w.rounds[0].missed.Load() {
+					runtime.Gosched()
+				}
+				errs <- w.together()
+			}()
+		}
+		for range threads {
+			select {
+			case err := <-errs:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%d threads: a worker still waits after 10 s", threads)
+			}
+		}
+	}
+}

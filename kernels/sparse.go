@@ -243,7 +243,7 @@ func startGramAhead(ctx context.Context, n int) *gramAhead {
 		return &gramAhead{}
 	}
 	a := &gramAhead{n: n, ready: make(chan *mat.SymDense, 1)}
-	goWith(ctx, func() { a.ready <- newFaultedSymDense(n) })
+	goBrief(ctx, func() { a.ready <- newFaultedSymDense(n) })
 	return a
 }
 
