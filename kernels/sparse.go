@@ -117,29 +117,37 @@ func sortIDs(ids, buf []uint32, bound int) ([]uint32, []uint32) {
 	}
 	width := bits.Len(uint(max(bound-1, 1)))
 	passes := (width + 10) / 11
-	digit := (width + passes - 1) / passes
-	mask := uint32(1)<<digit - 1
-	buf = slices.Grow(buf[:0], n)[:n]
 	var counts [1 << 11]int32
-	for shift := 0; shift < width; shift += digit {
+	return radixSort(ids, buf, 0, width, (width+passes-1)/passes, counts[:])
+}
+
+// radixSort sorts keys stably by their bits from lo to lo+width, least
+// significant digit first, in passes of digit bits, through buf, and
+// returns them with a buffer for the next call, either of which may be
+// buf. counts must hold 2^digit counts: the caller's array, of the size
+// its digits need, which Go zeroes at every call.
+func radixSort[K uint32 | uint64](keys, buf []K, lo, width, digit int, counts []int32) ([]K, []K) {
+	mask := K(1)<<digit - 1
+	buf = slices.Grow(buf[:0], len(keys))[:len(keys)]
+	for shift := lo; shift < lo+width; shift += digit {
 		c := counts[:1<<digit]
 		clear(c)
-		for _, id := range ids {
-			c[id>>shift&mask]++
+		for _, k := range keys {
+			c[k>>shift&mask]++
 		}
 		var sum int32
 		for d, k := range c {
 			c[d] = sum
 			sum += k
 		}
-		for _, id := range ids {
-			d := id >> shift & mask
-			buf[c[d]] = id
+		for _, k := range keys {
+			d := k >> shift & mask
+			buf[c[d]] = k
 			c[d]++
 		}
-		ids, buf = buf, ids
+		keys, buf = buf, keys
 	}
-	return ids, buf
+	return keys, buf
 }
 
 // flushUnsorted is flush with the non-zeros in the order they were first

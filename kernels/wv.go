@@ -182,8 +182,9 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 		pairs += pg
 		// The scratch of one graph: its pairs' keys and values, its
 		// vertex features with their values, the accumulator's list of
-		// touched ids, and its weight features with their vertices.
-		scratch = max(scratch, 16*pg+16*n*p+36*nnzW[i]+4*n+16*p)
+		// touched ids, and its weight features with their vertices
+		// and the buffer that sorts them.
+		scratch = max(scratch, 16*pg+16*n*p+44*nnzW[i]+4*n+16*p)
 	}
 	bytes := prep + perPair*pairs + perBin*v*p
 	// Whether the bins pack into keys (see Binning.bin) decides how they
