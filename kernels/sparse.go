@@ -150,6 +150,41 @@ func radixSort[K uint32 | uint64](keys, buf []K, lo, width, digit int, counts []
 	return keys, buf
 }
 
+// sortByHigh sorts keys, whose high halves are at most top and whose low
+// halves ascend, and returns them with a buffer for the next call, either
+// of which may be buf. Since the low halves ascend, a stable sort by the
+// high halves sorts the keys: by radix, least significant digit first, in
+// passes of at most highDigit bits, where the high halves take at most
+// highPasses of them and there are highRadixMin keys or more. A graph's
+// groups of weight features of GI on MUTAG (see wvScratch.sum), 72 keys
+// below 2^14 on average, took 2.0 µs by slices.Sort and 0.8 µs in two
+// passes of 7 bits: the sort by comparison was a quarter of GI's Gram
+// matrix on one thread.
+func sortByHigh(keys, buf []uint64, top uint64) ([]uint64, []uint64) {
+	width := bits.Len64(top)
+	passes := (width + highDigit - 1) / highDigit
+	if len(keys) < highRadixMin || passes > highPasses {
+		slices.Sort(keys)
+		return keys, buf
+	}
+	if passes == 0 || slices.IsSorted(keys) {
+		// Keys that come sorted cost pdqsort one pass, and radix all
+		// of its passes: a vector whose features were numbered in the
+		// order its own map met them comes so (see mapFirstMet).
+		return keys, buf
+	}
+	var counts [1 << highDigit]int32
+	return radixSort(keys, buf, 32, width, (width+passes-1)/passes, counts[:])
+}
+
+// highDigit, highPasses and highRadixMin bound sortByHigh's radix
+// sort: a pass costs its 2^digit counts besides two steps a key.
+const (
+	highDigit    = 8
+	highPasses   = 3
+	highRadixMin = 16
+)
+
 // flushUnsorted is flush with the non-zeros in the order they were first
 // added, for vectors that are only iterated over: the walk map's
 // per-vertex vectors, whose sorting took about 8% of the map of MUTAG at
@@ -899,21 +934,23 @@ func mapFirstMet[K internKey](ctx context.Context, n, threads int, vector func(w
 
 // renumberer is a worker's scratch for renumbering vectors.
 type renumberer struct {
-	order []uint64
-	vals  []float64
+	order, spare []uint64
+	vals         []float64
 }
 
 // renumber replaces the ids of v by their numbers in global, and sorts
 // them with their values. A nil global keeps the ids, and only sorts.
 func (r *renumberer) renumber(v Vec, global []uint32) {
 	r.order = r.order[:0]
+	var top uint32
 	for j, id := range v.IDs {
 		if global != nil {
 			id = global[id]
 		}
 		r.order = append(r.order, uint64(id)<<32|uint64(j))
+		top = max(top, id)
 	}
-	slices.Sort(r.order)
+	r.order, r.spare = sortByHigh(r.order, r.spare, uint64(top))
 	r.vals = append(r.vals[:0], v.Vals[:len(v.IDs)]...)
 	for j, o := range r.order {
 		v.IDs[j], v.Vals[j] = uint32(o>>32), r.vals[uint32(o)]
