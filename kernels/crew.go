@@ -307,7 +307,7 @@ func (c *Crew) helper() {
 // where there are no more threads than Ps, the workers then meet at
 // barriers that none may wait at by yielding, until they meet at one (see
 // warmup.together); with that, the helper took no row in 4–8 of 400. The
-// host took up to 30 ms to run the other core again, now and then.
+// host took up to 32 ms to run the other core again, now and then.
 func Warm(ctx context.Context, threads int) error {
 	c := crewFrom(ctx)
 	if c == nil || threads < 2 {
