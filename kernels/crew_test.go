@@ -39,9 +39,16 @@ func TestCrewReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The long crew's helper is still spinning; the short crew's two
-	// exit after a millisecond.
+	// exit after a millisecond. Helpers left by earlier tests may exit
+	// meanwhile, so the count of goroutines alone does not tell that
+	// the short crew's have.
+	settled := func() bool {
+		short.mu.Lock()
+		defer short.mu.Unlock()
+		return short.spinning == 0 && runtime.NumGoroutine() <= before+1
+	}
 	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before+1 && time.Now().Before(deadline) {
+	for !settled() && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
 	if g := runtime.NumGoroutine(); g > before+1 {
