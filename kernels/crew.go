@@ -314,12 +314,10 @@ func Warm(ctx context.Context, threads int) error {
 		return nil
 	}
 	w := &warmup{ctx: ctx, threads: int32(threads)}
+	together := threads <= runtime.GOMAXPROCS(0)
 	return c.run(ctx, threads, threads, func(int, int) error {
-		if err := w.meet(&w.arrived); err != nil {
+		if err := w.meet(&w.arrived); err != nil || !together {
 			return err
-		}
-		if threads > runtime.GOMAXPROCS(0) {
-			return nil
 		}
 		return w.together()
 	})
@@ -408,13 +406,7 @@ func (w *warmup) within(n *atomic.Int32) bool {
 
 // goWith runs task on a helper of ctx's Crew, or else on a goroutine of
 // its own.
-func goWith(ctx context.Context, task func()) {
-	if c := crewFrom(ctx); c != nil {
-		c.spawn(task, false)
-		return
-	}
-	go task()
-}
+func goWith(ctx context.Context, task func()) { goOn(ctx, task, false) }
 
 // goBrief is goWith for a task that waits for nothing, such as a Gram
 // matrix's allocation ahead (see gramAhead). A stretch offered while a
@@ -423,9 +415,12 @@ func goWith(ctx context.Context, task func()) {
 // queued on the caller's core, and then spin beside the two workers. On
 // MUTAG's graphlet kernel on two threads, so the helper joined the dot
 // products 28–91 µs late in half of the runs (runexp, after Warm).
-func goBrief(ctx context.Context, task func()) {
+func goBrief(ctx context.Context, task func()) { goOn(ctx, task, true) }
+
+// goOn is goWith, or goBrief where brief is set.
+func goOn(ctx context.Context, task func(), brief bool) {
 	if c := crewFrom(ctx); c != nil {
-		c.spawn(task, true)
+		c.spawn(task, brief)
 		return
 	}
 	go task()
