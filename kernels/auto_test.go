@@ -2,8 +2,10 @@ package kernels
 
 import (
 	"context"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -458,31 +460,53 @@ func TestFitNonNeg(t *testing.T) {
 	}
 }
 
-// TestCalibrateQuick checks that the quick calibration measures every
-// constant of the model, each finite and non-negative, within seconds.
+// TestCalibrateQuick checks that each kernel's quick calibration measures
+// every constant of its model, each finite and non-negative, within
+// seconds, and that the constants which dominate somewhere in its design
+// are not zero.
 func TestCalibrateQuick(t *testing.T) {
 	if testing.Short() {
 		t.Skip("times the kernels for seconds")
 	}
-	start := time.Now()
-	c, err := (&Walk{}).CalibrateQuick(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name     string
+		c        QuickCalibrator
+		defaults Costs
+		nonzero  []string
+	}{
+		{"walk", &Walk{}, WalkCostDefaults(), nil},
+		{"csm", &SubgraphMatching{}, CSMCostDefaults(), []string{costCSMWedge, costCSMNonzero, costCSMComparison}},
+		// A vertex pair, the whole of gi's implicit work, and a key,
+		// most of its explicit maps', cannot be free.
+		{"gi", &GraphInvariant{}, GICostDefaults(), []string{costGIVertexPair, costGIKey}},
 	}
-	took := time.Since(start)
-	for name := range WalkCostDefaults() {
-		v, ok := c[name]
-		if !ok || !(v >= 0) || math.IsInf(v, 0) {
-			t.Errorf("%s = %v (present %v)", name, v, ok)
-		}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			c, err := tc.c.CalibrateQuick(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			took := time.Since(start)
+			if got, want := slices.Sorted(maps.Keys(c)), slices.Sorted(maps.Keys(tc.defaults)); !slices.Equal(got, want) {
+				t.Errorf("constants %v, want %v", got, want)
+			}
+			for name, v := range c {
+				if !(v >= 0) || math.IsInf(v, 0) {
+					t.Errorf("%s = %v", name, v)
+				}
+			}
+			for _, name := range tc.nonzero {
+				if c[name] == 0 {
+					t.Errorf("%s = 0", name)
+				}
+			}
+			if took > 30*time.Second {
+				t.Errorf("quick calibration took %v", took)
+			}
+			t.Logf("quick calibration in %v: %v", took, c)
+		})
 	}
-	if len(c) != len(WalkCostDefaults()) {
-		t.Errorf("%d constants, want %d", len(c), len(WalkCostDefaults()))
-	}
-	if took > 30*time.Second {
-		t.Errorf("quick calibration took %v", took)
-	}
-	t.Logf("quick calibration in %v: %v", took, c)
 }
 
 // TestGramAuto checks that GramAuto computes the matrix of the method its

@@ -262,9 +262,22 @@ func (f *fitRows) add(y, w float64, x ...float64) {
 func (f *fitRows) fit(what string) ([]float64, error) {
 	c, err := fitNonNeg(f.x, f.y, f.w)
 	if err != nil {
-		return nil, fmt.Errorf("walk kernel: calibrate %s: %w", what, err)
+		return nil, fmt.Errorf("fit of the %s: %w", what, err)
 	}
 	return c, nil
+}
+
+// fitInto fits the constants names, in the order of the rows' counts, and
+// sets them in c to 3 significant digits.
+func (f *fitRows) fitInto(c Costs, what string, names ...string) error {
+	v, err := f.fit(what)
+	if err != nil {
+		return err
+	}
+	for i, name := range names {
+		c[name] = roundSignificant(v[i], 3)
+	}
+	return nil
 }
 
 // measure runs f and returns the shorter of its wall and CPU time. On an

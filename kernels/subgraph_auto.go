@@ -716,16 +716,6 @@ func (k *SubgraphMatching) CalibrateQuick(ctx context.Context) (Costs, error) {
 
 func calibrateCSM(ctx context.Context, d csmDesign) (Costs, error) {
 	c := Costs{}
-	fit := func(what string, rows *fitRows, names ...string) error {
-		v, err := fitNonNeg(rows.x, rows.y, rows.w)
-		if err != nil {
-			return fmt.Errorf("csm kernel: calibrate %s: %w", what, err)
-		}
-		for i, name := range names {
-			c[name] = roundSignificant(v[i], 3)
-		}
-		return nil
-	}
 
 	// The maps: wedges and non-zeros.
 	var maps fitRows
@@ -754,7 +744,7 @@ func calibrateCSM(ctx context.Context, d csmDesign) (Costs, error) {
 		t := float64(took.Nanoseconds())
 		maps.add(t, t, wedges, nnz)
 	}
-	if err := fit("feature maps", &maps, costCSMWedge, costCSMNonzero); err != nil {
+	if err := maps.fitInto(c, "feature maps", costCSMWedge, costCSMNonzero); err != nil {
 		return nil, err
 	}
 
@@ -819,10 +809,10 @@ func calibrateCSM(ctx context.Context, d csmDesign) (Costs, error) {
 		t := float64(took.Nanoseconds())
 		inverted.add(t, t, postings, nnz)
 	}
-	if err := fit("merge joins", &merge, costCSMMergeStep); err != nil {
+	if err := merge.fitInto(c, "merge joins", costCSMMergeStep); err != nil {
 		return nil, err
 	}
-	if err := fit("posting lists", &inverted, costCSMPosting, costCSMPostingNNZ); err != nil {
+	if err := inverted.fitInto(c, "posting lists", costCSMPosting, costCSMPostingNNZ); err != nil {
 		return nil, err
 	}
 
@@ -850,7 +840,7 @@ func calibrateCSM(ctx context.Context, d csmDesign) (Costs, error) {
 		t := float64(took.Nanoseconds())
 		pairs.add(t, t, index, float64(rep.Pairs), float64(rep.ProductVertices), float64(rep.ProductEdges), float64(rep.Comparisons))
 	}
-	if err := fit("association graphs", &pairs, costCSMIndex, costCSMPair, costCSMVertex, costCSMEdge, costCSMComparison); err != nil {
+	if err := pairs.fitInto(c, "association graphs", costCSMIndex, costCSMPair, costCSMVertex, costCSMEdge, costCSMComparison); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -2,12 +2,9 @@ package kernels
 
 import (
 	"context"
-	"maps"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/gkbench/gkbench/graph"
 	"github.com/gkbench/gkbench/graph/graphtest"
@@ -258,32 +255,5 @@ func TestCSMAdvise(t *testing.T) {
 	}
 	if a.Choice != Implicit || a.Implicit.Seconds != 0 {
 		t.Errorf("free implicit method: advice %v", a)
-	}
-}
-
-func TestCSMCalibrate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("times both methods")
-	}
-	start := time.Now()
-	c, err := (&SubgraphMatching{}).CalibrateQuick(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("quick calibration in %v: %v", time.Since(start), c)
-	if got, want := slices.Sorted(maps.Keys(c)), slices.Sorted(maps.Keys(CSMCostDefaults())); !slices.Equal(got, want) {
-		t.Errorf("constants %v, want %v", got, want)
-	}
-	for name, v := range c {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			t.Errorf("%s = %v", name, v)
-		}
-	}
-	// The constants that dominate somewhere in the design cannot be
-	// zero.
-	for _, name := range []string{costCSMWedge, costCSMNonzero, costCSMComparison} {
-		if c[name] == 0 {
-			t.Errorf("%s = 0", name)
-		}
 	}
 }
