@@ -961,11 +961,12 @@ func (k *ShortestPath) Advise(ctx context.Context, gs []*graph.Graph, opt Advise
 // Advise implements Advisor for the graph invariant kernel by sampling
 // (see adviseBySampling): the explicit cost grows with the random binning
 // iterations and the implicit one with the vertex pairs, which a sample
-// measures. Where counts alone bound the explicit method decisive times
+// measures. Where counts alone price the explicit method decisive times
 // below the implicit one (see screen), no sample is needed: with one
 // binning iteration, explicit runs of 0.5–4 ms against implicit ones 60
 // to 170 times as long, the samples' probes took 6–18% of the explicit
-// runs of the attributed grid.
+// runs of the attributed grid, and with labels on MUTAG, on two threads,
+// 65 µs of a 0.74 ms run.
 func (k *GraphInvariant) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
 	start := time.Now()
 	if expl, impl, ok := k.screen(gs, opt.Costs); ok && decisive*expl.seconds <= impl.seconds {

@@ -15,18 +15,21 @@ import (
 // from counts alone, before any sample (see GraphInvariant.screen).
 //
 // The implicit method evaluates every vertex pair of every pair of
-// graphs: its weight, h+1 comparisons of colours, and the attribute
-// kernel. The constants price the hat kernel on one attribute; it returns
-// at the first attribute out of reach, so more attributes cost more only
-// where they are close, and the price is one from below. The explicit
-// method refines the colours, a round over every vertex and arc; bins
-// every attribute of every vertex in each binning iteration; and sums a
-// key, a weight feature and a bin, for every colour of a vertex and every
-// iteration. Its dot products are priced with the walk kernel's constants
-// of the Gram routine they share (see dotTerms).
+// graphs: its weight, h+1 comparisons of colours, and the vertex kernel,
+// a comparison of labels (Dirac) or the hat kernel on the attributes. The
+// constants price the hat kernel on one attribute; it returns at the
+// first attribute out of reach, so more attributes cost more only where
+// they are close, and the price is one from below. The explicit method
+// refines the colours, a round over every vertex and arc; bins every
+// attribute of every vertex in each binning iteration (the hat kernel's
+// map; labels are their own features); and sums a key, a weight feature
+// and a vertex feature, for every colour of a vertex and every iteration.
+// Its dot products are priced with the walk kernel's constants of the Gram
+// routine they share (see dotTerms).
 const (
 	costGIVertexPair = "gi.implicit.ns_per_vertex_pair"
 	costGIColourPair = "gi.implicit.ns_per_colour_pair"
+	costGIAttribute  = "gi.implicit.ns_per_attribute_pair"
 	costGIRefine     = "gi.explicit.ns_per_refine_step"
 	costGIBin        = "gi.explicit.ns_per_bin_attribute"
 	costGIKey        = "gi.explicit.ns_per_key"
@@ -36,15 +39,18 @@ const (
 // measured by GraphInvariant.Calibrate (runexp calibrate, full design) on
 // the 2-core Intel Xeon virtual machine of the attributed grids' runs, the
 // middle of three calibrations. With h = 3 they price a vertex pair of the
-// implicit method at 13.7 ns, which PROTEINS, of one attribute, takes (31
-// ms for 2.25 million on 60 graphs), and ENZYMES, of 18, 2.8 times.
+// implicit method at 10.1 ns with labels, where MUTAG takes 11.4 (65 ms
+// for 5.7 million), and at 13.2 ns with the hat kernel, where PROTEINS, of
+// one attribute, takes 13.9 (31 ms for 2.25 million on 60 graphs) and
+// ENZYMES, of 18, 2.8 times that.
 func GICostDefaults() Costs {
 	return Costs{
-		costGIVertexPair: 7.41,
-		costGIColourPair: 1.58,
-		costGIRefine:     23.4,
-		costGIBin:        7.07,
-		costGIKey:        21.1,
+		costGIVertexPair: 4.21,
+		costGIColourPair: 1.47,
+		costGIAttribute:  3.12,
+		costGIRefine:     19.6,
+		costGIBin:        7.22,
+		costGIKey:        21.8,
 	}
 }
 
@@ -76,22 +82,28 @@ func countGI(gs []*graph.Graph) (giCounts, bool) {
 	return c, true
 }
 
-// implicitTerms prices the implicit method of k on the counted graphs:
-// every vertex pair and its h+1 colour pairs, from below (see costGIVertexPair).
-func (c giCounts) implicitTerms(m costModel, h int) []CostTerm {
-	return []CostTerm{
+// implicitTerms prices the implicit method on the counted graphs with h
+// refinement rounds: every vertex pair and its h+1 colour pairs, and with
+// attributes (the hat kernel) one attribute pair each, from below (see
+// costGIVertexPair).
+func (c giCounts) implicitTerms(m costModel, h int, attributes bool) []CostTerm {
+	ts := []CostTerm{
 		m.term(costGIVertexPair, c.vertexPairs, "vertex pairs"),
 		m.term(costGIColourPair, c.vertexPairs*float64(h+1), "vertex pairs × (h+1)"),
 	}
+	if attributes {
+		ts = append(ts, m.term(costGIAttribute, c.vertexPairs, "vertex pairs × one attribute"))
+	}
+	return ts
 }
 
 // explicitTerms prices the explicit method on the counted graphs with h
-// refinement rounds and p binning iterations: the refinement, the bins and
-// the keys as counted, and the dot products from above, every key taken
-// for a non-zero of its own, none merged, and every feature for one in
-// every graph (dm prices them).
+// refinement rounds and, for attributes, p binning iterations (p = 0 for
+// labels): the refinement, the bins and the keys as counted, and the dot
+// products from above, every key taken for a non-zero of its own, none
+// merged, and every feature for one in every graph (dm prices them).
 func (c giCounts) explicitTerms(m costModel, dm walkModel, h, p int) []CostTerm {
-	keys := c.vertices * float64((h+1)*p)
+	keys := c.keys(h, p)
 	n := float64(c.n)
 	ts := []CostTerm{
 		m.term(costGIRefine, float64(h)*c.steps, "vertices and arcs × h"),
@@ -105,17 +117,28 @@ func (c giCounts) explicitTerms(m costModel, dm walkModel, h, p int) []CostTerm 
 	return append(ts, dots...)
 }
 
+// keys returns the keys of the explicit maps with h refinement rounds and
+// p binning iterations, one vertex feature a vertex for labels (p = 0).
+func (c giCounts) keys(h, p int) float64 { return c.vertices * float64((h+1)*max(p, 1)) }
+
 // screen prices both methods of k on gs from counts (see giCounts),
 // before any sample: the explicit one's dot products from above, and the
-// implicit method from below. It reports false where it cannot: the hat
-// kernel's binning is the only explicit map it counts. Pricing 60 graphs
+// implicit method from below. It reports false where it cannot: the RBF
+// kernel has no explicit map, and the hat kernel's needs binning
+// iterations. Pricing 60 graphs
 // takes a microsecond, where the samples' probes took 60–240 µs (see
 // GraphInvariant.Advise). On the attributed grid's 60-graph data sets
 // with h = 3 (medians of 5 runs), it priced ENZYMES at 0.85 ms explicit
 // for 0.78 ms measured with one binning iteration and at 2.4 ms for 2.8
 // ms with four, and 24.6 ms implicit for 82 ms.
 func (k *GraphInvariant) screen(gs []*graph.Graph, costs Costs) (expl, impl estimate, ok bool) {
-	if len(gs) == 0 || k.H < 0 || k.Attr.Kind != "hat" || k.Attr.Iterations < 1 {
+	p, hat := 0, k.Attr.Kind == "hat"
+	switch {
+	case len(gs) == 0 || k.H < 0:
+		return estimate{}, estimate{}, false
+	case hat && k.Attr.Iterations >= 1:
+		p = k.Attr.Iterations
+	case k.Attr.Kind != "dirac":
 		return estimate{}, estimate{}, false
 	}
 	c, ok := countGI(gs)
@@ -123,10 +146,13 @@ func (k *GraphInvariant) screen(gs []*graph.Graph, costs Costs) (expl, impl esti
 		return estimate{}, estimate{}, false
 	}
 	m := costModel{costs, GICostDefaults()}
-	expl = newEstimate(c.explicitTerms(m, newWalkModel(costs), k.H, k.Attr.Iterations),
-		fmt.Sprintf("from counts without a sample: %.0f keys, the dot products as if each were a non-zero in every graph", c.vertices*float64((k.H+1)*k.Attr.Iterations)))
-	impl = newEstimate(c.implicitTerms(m, k.H),
-		fmt.Sprintf("at least, from counts without a sample: %.0f vertex pairs, the attribute kernel priced on one attribute", c.vertexPairs))
+	expl = newEstimate(c.explicitTerms(m, newWalkModel(costs), k.H, p),
+		fmt.Sprintf("from counts without a sample: %.0f keys, the dot products as if each were a non-zero in every graph", c.keys(k.H, p)))
+	why := fmt.Sprintf("at least, from counts without a sample: %.0f vertex pairs", c.vertexPairs)
+	if hat {
+		why += ", the attribute kernel priced on one attribute"
+	}
+	impl = newEstimate(c.implicitTerms(m, k.H, hat), why)
 	return expl, impl, true
 }
 
@@ -194,52 +220,94 @@ func calibrateGI(ctx context.Context, d giDesign) (Costs, error) {
 	var impl, expl fitRows
 	r := rand.New(rand.NewPCG(1, 0x6769)) // "gi"
 	m := costModel{Costs{}, GICostDefaults()}
+	// implicit and explicit time k on gs and add a row of the counts c.
+	implicit := func(k *GraphInvariant, gs []*graph.Graph, c giCounts) error {
+		t, err := timeGI(ctx, k, gs, Implicit, d.reps)
+		if err != nil {
+			return err
+		}
+		hat := k.Attr.Kind == "hat"
+		x := make([]float64, 3)
+		for i, term := range c.implicitTerms(m, k.H, hat) {
+			x[i] = term.Count
+		}
+		impl.add(t, t, x...)
+		return nil
+	}
+	explicit := func(k *GraphInvariant, gs []*graph.Graph, c giCounts) error {
+		t, err := timeGI(ctx, k, gs, Explicit, d.reps)
+		if err != nil {
+			return err
+		}
+		ts := c.explicitTerms(m, newWalkModel(nil), k.H, k.Attr.Iterations)
+		expl.add(t, t, ts[0].Count, ts[1].Count, ts[2].Count)
+		return nil
+	}
 	for _, cfg := range d.graphs {
 		ds, err := synth.Walk(cfg, d.d, 1)
 		if err != nil {
 			return nil, err
 		}
-		for _, dim := range d.dims {
+		for j, dim := range d.dims {
 			gs := withAttributes(ds.Graphs, dim, r)
 			c, _ := countGI(gs)
 			for _, h := range d.h {
-				// One attribute, at which the implicit constants price
-				// every vertex pair (see costGIVertexPair).
-				if dim == 1 {
-					k := &GraphInvariant{H: h, Attr: AttrKernel{Kind: "hat", Delta: 1}}
-					t, err := fastestReport(d.reps, func() (*Report, error) {
-						_, rep, err := k.Gram(ctx, gs, Implicit)
-						return rep, err
-					}, func(rep *Report) time.Duration { return rep.TWalks })
-					if err != nil {
+				if j == 0 {
+					// The labels, once a data set.
+					k := &GraphInvariant{H: h, Attr: AttrKernel{Kind: "dirac"}}
+					if err := implicit(k, gs, c); err != nil {
 						return nil, err
 					}
-					ts := c.implicitTerms(m, h)
-					impl.add(t, t, ts[0].Count, ts[1].Count)
+					if err := explicit(k, gs, c); err != nil {
+						return nil, err
+					}
+				}
+				if dim == 1 {
+					// One attribute, at which the implicit constants
+					// price every vertex pair (see costGIVertexPair).
+					if err := implicit(&GraphInvariant{H: h, Attr: AttrKernel{Kind: "hat", Delta: 1}}, gs, c); err != nil {
+						return nil, err
+					}
 				}
 				for _, p := range d.p {
 					k := &GraphInvariant{H: h, Attr: AttrKernel{Kind: "hat", Delta: 1, Iterations: p, Seed: 1}}
-					t, err := fastestReport(d.reps, func() (*Report, error) {
-						_, rep, err := k.Gram(ctx, gs, Explicit)
-						return rep, err
-					}, func(rep *Report) time.Duration { return rep.TPrep + rep.TPhi })
-					if err != nil {
+					if err := explicit(k, gs, c); err != nil {
 						return nil, err
 					}
-					ts := c.explicitTerms(m, newWalkModel(nil), h, p)
-					expl.add(t, t, ts[0].Count, ts[1].Count, ts[2].Count)
 				}
 			}
 		}
 	}
 	c := Costs{}
-	if err := impl.fitInto(c, "implicit computation", costGIVertexPair, costGIColourPair); err != nil {
+	if err := impl.fitInto(c, "implicit computation", costGIVertexPair, costGIColourPair, costGIAttribute); err != nil {
 		return nil, err
 	}
 	if err := expl.fitInto(c, "explicit maps", costGIRefine, costGIBin, costGIKey); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// timeGI returns the fastest of reps Gram matrices of gs by k and method
+// m, in nanoseconds: of the pairs for the implicit method, of the
+// refinement and the maps for the explicit one, which the constants price
+// (the explicit dot products are the walk kernel's).
+func timeGI(ctx context.Context, k *GraphInvariant, gs []*graph.Graph, m Method, reps int) (float64, error) {
+	best := time.Duration(-1)
+	for range max(reps, 1) {
+		_, rep, err := k.Gram(ctx, gs, m)
+		if err != nil {
+			return 0, err
+		}
+		t := rep.TWalks
+		if m == Explicit {
+			t = rep.TPrep + rep.TPhi
+		}
+		if best < 0 || t < best {
+			best = t
+		}
+	}
+	return ns(max(best, time.Microsecond)), nil
 }
 
 // withAttributes returns copies of gs with dim uniform random attributes
@@ -256,21 +324,4 @@ func withAttributes(gs []*graph.Graph, dim int, r *rand.Rand) []*graph.Graph {
 		out[i] = &a
 	}
 	return out
-}
-
-// fastestReport runs f reps times and returns, in nanoseconds, the least
-// of the times that of picks from its Reports: the phases a fit prices,
-// without the rest of the run.
-func fastestReport(reps int, f func() (*Report, error), of func(*Report) time.Duration) (float64, error) {
-	best := time.Duration(-1)
-	for range max(reps, 1) {
-		rep, err := f()
-		if err != nil {
-			return 0, err
-		}
-		if t := of(rep); best < 0 || t < best {
-			best = t
-		}
-	}
-	return ns(max(best, time.Microsecond)), nil
 }
