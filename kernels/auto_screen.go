@@ -125,12 +125,12 @@ func (c giCounts) keys(h, p int) float64 { return c.vertices * float64((h+1)*max
 // before any sample: the explicit one's dot products from above, and the
 // implicit method from below. It reports false where it cannot: the RBF
 // kernel has no explicit map, and the hat kernel's needs binning
-// iterations. Pricing 60 graphs
-// takes a microsecond, where the samples' probes took 60–240 µs (see
-// GraphInvariant.Advise). On the attributed grid's 60-graph data sets
-// with h = 3 (medians of 5 runs), it priced ENZYMES at 0.85 ms explicit
-// for 0.78 ms measured with one binning iteration and at 2.4 ms for 2.8
-// ms with four, and 24.6 ms implicit for 82 ms.
+// iterations. Pricing 60 graphs takes a few microseconds, where the
+// samples' probes took 60–240 µs (see GraphInvariant.Advise). On the
+// attributed grid's 60-graph data sets with h = 3 (medians of 5 runs), it
+// priced ENZYMES at 1.16 ms explicit for 0.61 ms measured with one
+// binning iteration, at 2.98 ms for 1.76 ms with four and at 9.9 ms for
+// 6.7 ms with 16, and at 26 ms implicit for 71 ms.
 func (k *GraphInvariant) screen(gs []*graph.Graph, costs Costs) (expl, impl estimate, ok bool) {
 	p, hat := 0, k.Attr.Kind == "hat"
 	switch {
