@@ -71,9 +71,9 @@ func attributedWalkGraphs(t *testing.T, cfg synth.WalkConfig, d, dim int) []*gra
 // where they leave no doubt, and leaves the rest to the samples. The
 // cases' times, on 60 graphs of the walk generator (about 20 vertices)
 // with one attribute and h = 3, on a 2-core VM: one binning iteration
-// 0.7–0.8 ms explicit and 10 ms implicit (priced at 0.45 ms and 9.5 ms);
-// 64 iterations 12–15 ms and 10 ms (priced at 14 ms and 9.5 ms). With
-// the labels instead, 0.6 ms and 7.6 ms.
+// 0.7–0.8 ms explicit and 10 ms implicit (priced at 0.42 ms and 9.1 ms);
+// 64 iterations 12–15 ms and 10 ms (priced at 14 ms and 9.1 ms). With
+// the labels instead, 0.6 ms and 7.6 ms (priced at 0.41 and 7.0 ms).
 func TestGIScreen(t *testing.T) {
 	gs := attributedWalkGraphs(t, synth.WalkConfig{PV: 0}, 60, 1)
 	hat := func(p int) AttrKernel { return AttrKernel{Kind: "hat", Delta: 1, Iterations: p, Seed: 1} }
