@@ -276,6 +276,17 @@ func newEstimate(ts []CostTerm, why string) estimate {
 	return estimate{seconds: sumTerms(ts), why: why, terms: ts}
 }
 
+// adviceOf returns the advice of the predictions expl and impl, whose
+// probes began at start, without a choice.
+func adviceOf(expl, impl estimate, start time.Time) *Advice {
+	return &Advice{
+		Explicit: Prediction{Explicit, expl.seconds, expl.why},
+		Implicit: Prediction{Implicit, impl.seconds, impl.why},
+		Probe:    time.Since(start),
+		Terms:    map[Method][]CostTerm{Explicit: expl.terms, Implicit: impl.terms},
+	}
+}
+
 func sumTerms(ts []CostTerm) float64 {
 	var s float64
 	for _, t := range ts {
@@ -397,13 +408,8 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		}
 	}
 	advice := func(expl, impl estimate, hedged bool) *Advice {
-		a := &Advice{
-			Explicit: Prediction{Explicit, expl.seconds, expl.why},
-			Implicit: Prediction{Implicit, impl.seconds, impl.why},
-			Probe:    time.Since(start),
-			Prep:     prep,
-			Terms:    map[Method][]CostTerm{Explicit: expl.terms, Implicit: impl.terms},
-		}
+		a := adviceOf(expl, impl, start)
+		a.Prep = prep
 		a.Choice, a.Hedge = rankWalk(expl, impl, hedged)
 		return a
 	}

@@ -970,7 +970,9 @@ func (k *ShortestPath) Advise(ctx context.Context, gs []*graph.Graph, opt Advise
 func (k *GraphInvariant) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
 	start := time.Now()
 	if expl, impl, ok := k.screen(gs, opt.Costs); ok && decisive*expl.seconds <= impl.seconds {
-		return screenedAdvice(expl, impl, start), nil
+		a := adviceOf(expl, impl, start)
+		a.Choice = Explicit
+		return a, nil
 	}
 	seq := *k
 	seq.Threads = 1

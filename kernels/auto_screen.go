@@ -156,18 +156,6 @@ func (k *GraphInvariant) screen(gs []*graph.Graph, costs Costs) (expl, impl esti
 	return expl, impl, true
 }
 
-// screenedAdvice returns the advice of a screen that priced the explicit
-// method decisive times below the implicit one, and started at start.
-func screenedAdvice(expl, impl estimate, start time.Time) *Advice {
-	return &Advice{
-		Explicit: Prediction{Explicit, expl.seconds, expl.why},
-		Implicit: Prediction{Implicit, impl.seconds, impl.why},
-		Choice:   Explicit,
-		Probe:    time.Since(start),
-		Terms:    map[Method][]CostTerm{Explicit: expl.terms, Implicit: impl.terms},
-	}
-}
-
 // giDesign is a calibration design of the graph invariant kernel:
 // graphs of the walk generator with their labels and with uniform random
 // attributes, timed at several refinement rounds, binning iterations and

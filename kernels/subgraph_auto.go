@@ -264,12 +264,7 @@ func (k *SubgraphMatching) Advise(ctx context.Context, gs []*graph.Graph, opt Ad
 			ew.wedges, ew.nnz, ew.overlap, s.draws, s.graphs)
 	}
 
-	a := &Advice{
-		Explicit: Prediction{Explicit, sumTerms(expl), explWhy},
-		Implicit: Prediction{Implicit, sumTerms(impl), implWhy},
-		Probe:    time.Since(start),
-		Terms:    map[Method][]CostTerm{Explicit: expl, Implicit: impl},
-	}
+	a := adviceOf(newEstimate(expl, explWhy), newEstimate(impl, implWhy), start)
 	a.Choice = Explicit
 	if a.Implicit.Seconds < a.Explicit.Seconds {
 		a.Choice = Implicit
