@@ -958,11 +958,11 @@ type explicitProbe struct {
 	model  walkModel
 	b      *walkMapper
 	work   mapWork
-	// m graphs are mapped, with nnz non-zeros in all; df[id] counts the
-	// mapped graphs with feature id.
+	// m graphs are mapped, with nnz non-zeros in all; df counts the
+	// mapped graphs with each feature.
 	m    int
 	nnz  int64
-	df   []int32
+	df   docFreqs
 	vecs []Vec
 	// took is the time of the maps and of computeProxies; laterTook and
 	// laterWork are the time and the priced work of the maps after the
@@ -1119,10 +1119,7 @@ func (p *explicitProbe) grow(ctx context.Context, m int, budget float64) error {
 			p.laterWork += lim.last - priced
 		}
 		for _, id := range v.IDs {
-			if int(id) >= len(p.df) {
-				p.df = append(p.df, make([]int32, int(id)+1-len(p.df)+len(p.df)/2)...)
-			}
-			p.df[id]++
+			p.df.add(int(id))
 		}
 	}
 	return nil
@@ -1440,11 +1437,9 @@ func (p *explicitProbe) predict(m walkModel, labelWalks []float64) estimate {
 		nnz = ratio(p.nnz, s.nnz, p.allPow.nnz)
 		how = fmt.Sprintf("scaled to %.0f graphs by their walk counts", n)
 	}
-	// Σ_f df_f², unbiased from the sample.
-	var pp float64 // Σ_f dfs(dfs−1), towards Σ_f p_f²
-	for _, d := range p.df {
-		pp += float64(d) * float64(d-1)
-	}
+	// Σ_f df_f², unbiased from the sample: Σ_f dfs(dfs−1), towards
+	// Σ_f p_f².
+	pp := p.df.pairs
 	// With one graph, Σp² is known only to lie between (Σp)²/W_l, all
 	// sequences the label graph allows equally frequent (Cauchy-Schwarz),
 	// and Σp, every graph with all of the sample's features: the
@@ -1601,36 +1596,61 @@ func log2Features(f float64) float64 { return math.Log2(f + 2) }
 // intern. They do not scale with the graphs: once the sequences a label
 // alphabet allows are all seen, new graphs add none, while after label
 // refinement nearly every sequence is new. The sample's sequences are
-// extrapolated by featureGrowth.
+// extrapolated by docFreqs.growth.
 func (p *explicitProbe) features() float64 {
-	return float64(p.b.size()) * featureGrowth(p.df, float64(p.m), float64(len(p.gs)))
+	return float64(p.b.size()) * p.df.growth(float64(p.m), float64(len(p.gs)))
 }
 
-// featureGrowth returns the factor by which the distinct features of n
-// graphs outnumber those of a sample of m of them, whose document
-// frequencies are df: the incidence-based estimator of Chao et al. (2014,
-// Ecological Monographs 84(1), with Chao2's unseen count),
+// docFreqs counts the sampled graphs whose vectors hold each feature id,
+// and keeps the sums that the predictions read as it counts: summed over
+// every id at each prediction, they took 13% of the advice on 200 graphs
+// of p_V 0.5 at length 9, whose sample graph's map interned 10^5
+// sequences, and the advice predicts several times.
+type docFreqs struct {
+	df []int32
+	// pairs is Σ_f df_f(df_f − 1); seen, once and twice count the
+	// features of at least one, exactly one and exactly two graphs.
+	pairs             float64
+	seen, once, twice float64
+	// bound is the largest id counted, plus one.
+	bound int
+}
+
+// add counts one more graph with feature f.
+func (c *docFreqs) add(f int) {
+	if f >= len(c.df) {
+		c.df = append(c.df, make([]int32, f+1-len(c.df)+len(c.df)/2)...)
+	}
+	d := c.df[f]
+	c.df[f] = d + 1
+	c.pairs += 2 * float64(d) // (d+1)d − d(d−1)
+	switch d {
+	case 0:
+		c.seen++
+		c.once++
+	case 1:
+		c.once--
+		c.twice++
+	case 2:
+		c.twice--
+	}
+	c.bound = max(c.bound, f+1)
+}
+
+// growth returns the factor by which the distinct features of n graphs
+// outnumber those of the sample of m of them counted in c: the
+// incidence-based estimator of Chao et al. (2014, Ecological Monographs
+// 84(1), with Chao2's unseen count),
 //
 //	F(n) = F(m) + f0·(1 − (1 − Q1/(m·f0 + Q1))^(n−m)), f0 = (m−1)/m · Q1²/(2·Q2),
 //
 // over F(m), with Q1 and Q2 the features of exactly one and two sample
 // graphs. A sample of one graph grows by n/m.
-func featureGrowth(df []int32, m, n float64) float64 {
+func (c *docFreqs) growth(m, n float64) float64 {
 	if m < 2 {
 		return n / m
 	}
-	var seen, q1, q2 float64
-	for _, d := range df {
-		switch {
-		case d == 1:
-			q1++
-		case d == 2:
-			q2++
-		}
-		if d > 0 {
-			seen++
-		}
-	}
+	seen, q1, q2 := c.seen, c.once, c.twice
 	if seen == 0 || q1 == 0 {
 		return 1
 	}

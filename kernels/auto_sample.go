@@ -182,7 +182,7 @@ type vecStats struct {
 // of m sampled graphs, with the walk kernel's constants of gramFromVecs,
 // which every kernel's explicit method shares (see dotTerms). The
 // non-zeros and the features scale by n/m, the latter a bound (see
-// featureGrowth). Σ_f df_f(df_f−1)/2 counts the pairs of distinct graphs
+// docFreqs.growth). Σ_f df_f(df_f−1)/2 counts the pairs of distinct graphs
 // that share a feature: if each graph held feature f by itself with
 // probability p_f, its mean would be n(n−1)/2 · Σ_f p_f², of which the
 // sample's count over m(m−1)/2 is an unbiased estimate. Where the

@@ -62,12 +62,10 @@ type switchGuard struct {
 	mu     sync.Mutex
 	mapped int
 	// df counts the graphs with each feature among the first check
-	// mapped, nnz their non-zeros and dd Σ_f df_f(df_f−1); vecs holds
-	// the first mergeSample of their vectors, and dot is the dot
-	// products' estimate from them.
-	df   []int32
+	// mapped, and nnz their non-zeros; vecs holds the first mergeSample
+	// of their vectors, and dot is the dot products' estimate from them.
+	df   docFreqs
 	nnz  int64
-	dd   float64
 	vecs []Vec
 	dot  time.Duration
 	// at, projected and stopped record, for the note of a switch, the
@@ -143,12 +141,7 @@ func (g *switchGuard) count(v Vec, w, workers int) {
 	}
 	g.nnz += int64(v.Len())
 	for _, id := range v.IDs {
-		f := int(id)*workers + w
-		if f >= len(g.df) {
-			g.df = append(g.df, make([]int32, f+1-len(g.df)+len(g.df)/2)...)
-		}
-		g.dd += 2 * float64(g.df[f]) // (d+1)d − d(d−1)
-		g.df[f]++
+		g.df.add(int(id)*workers + w)
 	}
 }
 
@@ -163,7 +156,7 @@ type dotCounts struct {
 // estimateDots estimates the dot products of all n graphs from the first
 // check graphs' vectors: their non-zeros scaled to n, Σ_f df_f² without
 // bias (see explicitProbe.predict), the bound of the ids grown as the
-// features (see featureGrowth), and, where that exceeds scatterMaxDim,
+// features (see docFreqs.growth), and, where that exceeds scatterMaxDim,
 // the merge joins from those of the pairs of the first mergeSample (see
 // explicitProbe.mergeWork). The ids of graphs mapped before a switch
 // from the pipeline to the parallel map are not those after, and the
@@ -174,12 +167,8 @@ func (g *switchGuard) estimateDots() time.Duration {
 	}
 	n, m := float64(g.n), float64(g.check)
 	c := dotCounts{nnz: float64(g.nnz) * n / m}
-	c.df2 = c.nnz + n*(n-1)*g.dd/(m*(m-1))
-	bound := len(g.df)
-	for bound > 0 && g.df[bound-1] == 0 {
-		bound--
-	}
-	c.dim = float64(bound) * featureGrowth(g.df, m, n)
+	c.df2 = c.nnz + n*(n-1)*g.df.pairs/(m*(m-1))
+	c.dim = float64(g.df.bound) * g.df.growth(m, n)
 	// Else no merge joins to count, or no vectors kept to count them on
 	// (see doneBy).
 	if mergeCheaper(n, c.nnz, (c.df2+c.nnz)/2) && c.dim > scatterMaxDim && len(g.vecs) > 1 {

@@ -365,6 +365,63 @@ func TestSequenceBound(t *testing.T) {
 	}
 }
 
+// TestDocFreqs checks the sums docFreqs keeps as it counts against sums
+// over its counts, and its growth against the estimator's formula worked
+// by hand.
+func TestDocFreqs(t *testing.T) {
+	cases := []struct {
+		name              string
+		ids               [][]int // the features of each sample graph
+		pairs             float64 // Σ df(df−1), by hand
+		seen, once, twice float64
+		bound             int
+		m, n              float64
+		growth            float64
+	}{
+		{"one graph", [][]int{{0, 3, 5}}, 0, 3, 3, 0, 6, 1, 10, 10}, // n/m
+		// df = 1, 2, 3 for ids 0, 1, 2: pairs 0 + 2 + 6; Q1 = 1, Q2 = 1.
+		// f0 = (2/3)·1/2 = 1/3; F(6) = 3 + (1/3)(1 − (1 − 1/(3·1/3 + 1))^3)
+		// = 3 + (1/3)(1 − 1/8) = 3.2917, over 3.
+		{"three graphs", [][]int{{0, 1, 2}, {1, 2}, {2}}, 8, 3, 1, 1, 3, 3, 6, (3 + (1.0/3)*(1-0.125)) / 3},
+		// Q1 = 0: nothing unseen.
+		{"all shared", [][]int{{4}, {4}}, 2, 1, 0, 1, 5, 2, 100, 1},
+		// Q2 = 0: f0 = (m−1)/m · Q1(Q1−1)/2 = (1/2)·1 = 1/2; Q1 = 2;
+		// F(4) = 2 + (1/2)(1 − (1 − 2/(2·1/2 + 2))^2) = 2 + (1/2)(1 − 1/9).
+		{"none twice", [][]int{{0}, {7}}, 0, 2, 2, 0, 8, 2, 4, (2 + 0.5*(1-1.0/9)) / 2},
+	}
+	for _, c := range cases {
+		var d docFreqs
+		for _, g := range c.ids {
+			for _, f := range g {
+				d.add(f)
+			}
+		}
+		var pairs, seen, once, twice float64
+		for _, x := range d.df {
+			pairs += float64(x) * float64(x-1)
+			seen += b2f(x > 0)
+			once += b2f(x == 1)
+			twice += b2f(x == 2)
+		}
+		if d.pairs != pairs || d.seen != seen || d.once != once || d.twice != twice {
+			t.Errorf("%s: kept %v %v %v %v, summed %v %v %v %v", c.name, d.pairs, d.seen, d.once, d.twice, pairs, seen, once, twice)
+		}
+		if d.pairs != c.pairs || d.seen != c.seen || d.once != c.once || d.twice != c.twice || d.bound != c.bound {
+			t.Errorf("%s: %v %v %v %v bound %d, want %v %v %v %v bound %d", c.name, d.pairs, d.seen, d.once, d.twice, d.bound, c.pairs, c.seen, c.once, c.twice, c.bound)
+		}
+		if g := d.growth(c.m, c.n); math.Abs(g-c.growth) > 1e-12 {
+			t.Errorf("%s: growth %v, want %v", c.name, g, c.growth)
+		}
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // TestCostsFallBackToDefaults checks that the model takes the constants a
 // Costs has and the defaults for every name it lacks, as for a costs file
 // of an older version.

@@ -195,7 +195,7 @@ func (a *accumulator) flushUnsorted(ids []uint32, vals []float64) ([]uint32, []f
 	// nil slices, is then allocated at its size instead of by repeated
 	// appends, which would leave up to a quarter (half, for short
 	// vectors) of the feature matrix unused.
-	ids, vals = slices.Grow(ids, len(t)), slices.Grow(vals, len(t))
+	ids, vals = growDoubling(ids, len(t)), growDoubling(vals, len(t))
 	for _, id := range t {
 		if v := a.val[id]; v != 0 {
 			ids = append(ids, id)
@@ -206,6 +206,20 @@ func (a *accumulator) flushUnsorted(ids []uint32, vals []float64) ([]uint32, []f
 	}
 	a.touched = t[:0]
 	return ids, vals
+}
+
+// growDoubling returns s with room for n more elements, at least
+// doubling its capacity where it must grow. Flushed vertex by vertex, the
+// walk map's per-vertex vectors grow their buffer in many steps, and
+// slices.Grow, as append, grows a large slice by only a quarter: the
+// copies took a quarter of the advice on 300 graphs of p_V 0.75 at
+// length 9, whose probe maps one graph with fresh buffers. Into an empty
+// slice it allocates n, as slices.Grow does.
+func growDoubling[S ~[]E, E any](s S, n int) S {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	return slices.Grow(s, max(n, cap(s)))
 }
 
 // gramFromVecs fills the Gram matrix K_ij = ⟨φ_i, φ_j⟩ (under per-id

@@ -264,6 +264,47 @@ func TestAccumulatorFlushAllocates(t *testing.T) {
 	}
 }
 
+// TestGrowDoubling checks that a slice grown for the rows of a flush at
+// least doubles, so that flushing vertex by vertex copies each element
+// about once, and that an empty slice gets the room asked for and no
+// more than its size class.
+func TestGrowDoubling(t *testing.T) {
+	cases := []struct {
+		len, cap, n int
+		minCap      int // the least capacity allowed after growing
+		same        bool
+	}{
+		{0, 0, 100, 100, false},       // nil: room for n
+		{10, 64, 54, 64, true},        // fits: unchanged
+		{64, 64, 1, 128, false},       // full: doubles, where append grows by 2x only below 256
+		{4096, 4096, 10, 8192, false}, // large and full: doubles, where append grows by 1.25x
+		{100, 128, 1000, 1100, false}, // more than the capacity asked: the room asked
+	}
+	for _, c := range cases {
+		var s []float64 // nil where the capacity is 0
+		if c.cap > 0 {
+			s = make([]float64, c.len, c.cap)
+			s[:1][0] = 1 // a mark that a copy must keep
+		}
+		g := growDoubling(s, c.n)
+		if cap(g)-len(g) < c.n || len(g) != c.len {
+			t.Errorf("len %d cap %d, %d more: got len %d cap %d", c.len, c.cap, c.n, len(g), cap(g))
+		}
+		if cap(g) < c.minCap {
+			t.Errorf("len %d cap %d, %d more: cap %d, want at least %d", c.len, c.cap, c.n, cap(g), c.minCap)
+		}
+		if c.len == 0 && c.cap == 0 && cap(g) > c.n+max(c.n/8, 8) {
+			t.Errorf("nil, %d more: cap %d, want about %d", c.n, cap(g), c.n)
+		}
+		if same := c.cap > 0 && &g[:1][0] == &s[:1][0]; same != c.same {
+			t.Errorf("len %d cap %d, %d more: reused the array %v, want %v", c.len, c.cap, c.n, same, c.same)
+		}
+		if c.len > 0 && g[0] != 1 {
+			t.Errorf("len %d cap %d: the elements were not kept", c.len, c.cap)
+		}
+	}
+}
+
 // TestSortIDs checks the radix sort of ids against the comparison sort,
 // at lengths below and above radixMin, with bounds that take one, two and
 // three passes, and with repeated ids, which an accumulator never has
