@@ -556,10 +556,27 @@ func TestRaceTakesTurns(t *testing.T) {
 	for i := range gs {
 		gs[i] = tinyPath
 	}
+	// The probes' costs are wall times, as in the advice, so a run that
+	// another process preempted for milliseconds (go test runs packages
+	// side by side) fails them: the timings must hold in one of three.
+	var errs []string
+	for range 3 {
+		if errs = raceTurns(gs); len(errs) == 0 {
+			return
+		}
+		t.Logf("retried: %s", strings.Join(errs, "; "))
+	}
+	t.Error(strings.Join(errs, "; "))
+}
+
+// raceTurns runs TestRaceTakesTurns once and returns what failed.
+func raceTurns(gs []*graph.Graph) []string {
 	var (
 		log   spinLog
 		first []Method
+		errs  []string
 	)
+	errorf := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	k := &costKernel{perGraph: 2 * time.Millisecond, perPair: 200 * time.Microsecond, spins: &log}
 	crew := NewCrew(DefaultLinger)
 	p := &prober{
@@ -572,31 +589,32 @@ func TestRaceTakesTurns(t *testing.T) {
 	}
 	st, err := p.race()
 	if err != nil {
-		t.Fatal(err)
+		return []string{err.Error()}
 	}
 	if log.overlap.Load() {
-		t.Error("the probes spun at once")
+		errorf("the probes spun at once")
 	}
 	crew.mu.Lock()
 	if crew.started != 0 {
-		t.Errorf("the Crew started %d helpers", crew.started)
+		errorf("the Crew started %d helpers", crew.started)
 	}
 	crew.mu.Unlock()
 	if !slices.Equal(first, []Method{Explicit}) {
-		t.Errorf("finished first: %v, want the explicit probe alone", first)
+		errorf("finished first: %v, want the explicit probe alone", first)
 	}
 	if w := time.Duration(log.workAtDecided[1].Load()); w < 100*time.Microsecond || w > 1200*time.Microsecond {
-		t.Errorf("the implicit probe's work when the explicit one finished: %v, want 0.1 to 1.2 ms", w)
+		errorf("the implicit probe's work when the explicit one finished: %v, want 0.1 to 1.2 ms", w)
 	}
 	if st.stops != [2]float64{} {
-		t.Fatalf("stopped: %v", st.stops)
+		return append(errs, fmt.Sprintf("stopped: %v", st.stops))
 	}
 	if c := st.costs[1]; c.perPair < 2*time.Millisecond || c.perPair > 3500*time.Microsecond {
-		t.Errorf("implicit probe's pairs cost %v, want its own 2 ms", c.perPair)
+		errorf("implicit probe's pairs cost %v, want its own 2 ms", c.perPair)
 	}
 	if c := st.costs[0]; c.perGraph < 8*time.Millisecond || c.perGraph > 14*time.Millisecond {
-		t.Errorf("explicit probe's graphs cost %v, want its own 8 ms", c.perGraph)
+		errorf("explicit probe's graphs cost %v, want its own 8 ms", c.perGraph)
 	}
+	return errs
 }
 
 // TestProbeSharedPrep checks the work shared between the probes of a
