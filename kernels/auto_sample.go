@@ -138,8 +138,8 @@ func (w sizeWeights) sums(gs []*graph.Graph) weightSums {
 	var g, p, p2 float64
 	for _, h := range gs {
 		nv := float64(max(h.N(), 1))
-		g += math.Pow(nv, w.graph)
-		x := math.Pow(nv, w.pair)
+		g += sizePow(nv, w.graph)
+		x := sizePow(nv, w.pair)
 		p += x
 		p2 += x * x
 	}
@@ -152,10 +152,28 @@ func (w sizeWeights) prefix(gs []*graph.Graph) []float64 {
 	ps := make([]float64, len(gs))
 	var sum float64
 	for k, h := range gs {
-		sum += math.Pow(float64(max(h.N(), 1)), w.graph)
+		sum += sizePow(float64(max(h.N(), 1)), w.graph)
 		ps[k] = sum
 	}
 	return ps
+}
+
+// sizePow returns nv^e, by products and a square root for the exponents
+// the advisors use: math.Pow, by a logarithm and an exponential, took a
+// third of the shortest-path advice on MUTAG on two threads (15 of
+// 46 µs), which weighs all 188 graphs twice and the samples again.
+func sizePow(nv, e float64) float64 {
+	switch e {
+	case 0:
+		return 1
+	case 1:
+		return nv
+	case 1.5:
+		return nv * math.Sqrt(nv)
+	case 2:
+		return nv * nv
+	}
+	return math.Pow(nv, e)
 }
 
 // least is the least factor by which the work on to exceeds that on
