@@ -194,3 +194,37 @@ func TestSPPathsGenericOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestSPPathsDirac checks the Dirac implicit method's grouping by
+// endpoint labels, in both of its sorts: packed, for labels below
+// 2^spPackBits, and by comparison, for larger ones. The expected groups
+// are worked by hand: the path 0–1–2 labelled a, b, a, with b < a, has
+// two paths of length 1 between b and a, {0,1} and {1,2}, and one of
+// length 2 between a and a, {0,2}.
+func TestSPPathsDirac(t *testing.T) {
+	const big = 1 << spPackBits
+	path := func(a, b int32) *graph.Graph {
+		return graph.MustBuild([]int32{a, b, a}, []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}})
+	}
+	key := func(a, b int32) uint64 { return uint64(a)<<32 | uint64(b) }
+	cases := []struct {
+		name string
+		g    *graph.Graph
+		want spPaths
+	}{
+		{"packed", path(5, 3), spPaths{keys: []uint64{key(3, 5), key(5, 5)}, start: []int32{0, 2, 3}, dist: []uint16{1, 1, 2}}},
+		{"by comparison", path(big+5, big+3), spPaths{keys: []uint64{key(big+3, big+5), key(big+5, big+5)}, start: []int32{0, 2, 3}, dist: []uint16{1, 1, 2}}},
+		// One label at the bound takes the comparison sort for all.
+		{"mixed", path(big, 2), spPaths{keys: []uint64{key(2, big), key(big, big)}, start: []int32{0, 2, 3}, dist: []uint16{1, 1, 2}}},
+		{"largest packed", path(big-1, 0), spPaths{keys: []uint64{key(0, big-1), key(big-1, big-1)}, start: []int32{0, 2, 3}, dist: []uint16{1, 1, 2}}},
+		// The vertices {0,1} joined, 2 alone: one path, none to 2.
+		{"disconnected", graph.MustBuild([]int32{1, 0, 0}, []graph.Edge{{U: 0, V: 1}}), spPaths{keys: []uint64{key(0, 1)}, start: []int32{0, 1}, dist: []uint16{1}}},
+		{"one vertex", graph.MustBuild([]int32{4}, nil), spPaths{start: []int32{0}, dist: []uint16{}}},
+	}
+	for _, c := range cases {
+		got := newSPPathsDirac(c.g, graph.Distances(c.g))
+		if !slices.Equal(got.keys, c.want.keys) || !slices.Equal(got.start, c.want.start) || !slices.Equal(got.dist, c.want.dist) {
+			t.Errorf("%s: got keys %x, start %v, lengths %v; want %x, %v, %v", c.name, got.keys, got.start, got.dist, c.want.keys, c.want.start, c.want.dist)
+		}
+	}
+}
