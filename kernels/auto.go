@@ -401,9 +401,9 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	// from above, and the explicit run, if the model's constants err by
 	// more, is the choice the switch guard undoes.
 	var census labelCensus
-	bound, bounded := estimate{}, false
+	bound, bounded, counted := estimate{}, false, false
 	if isDirac(k.Vertex) && isDirac(k.Edge) {
-		if census, bounded = takeCensus(gs, k.Length); bounded {
+		if census, counted = takeCensus(gs, k.Length); counted {
 			bound, bounded = explicitBound(&seq, gs, model, &census)
 		}
 	}
@@ -418,7 +418,7 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 			return advice(bound, least, false), nil
 		}
 	}
-	ip := newImplicitProbe(&seq, gs, sample, r)
+	ip := newImplicitProbe(&seq, gs, sample, r, counted)
 	if err := ip.grow(ctx, minProbeGraphs); err != nil {
 		return nil, err
 	}
@@ -646,21 +646,25 @@ func (s *graphSample) at(i int) int {
 // set of graphs, each given by its counts x_i(k) of keys k, in time linear
 // in the graphs: with S_k = Σ_i x_i(k) and Q = Σ_k Σ_i x_i(k)², the pairs
 // i < j sum to (Σ_k S_k² − Q)/2 and the pairs i = j to Q.
+//
+// The keys are numbered by an interner and S_k kept in a slice: with a
+// Go map, its look-ups took a tenth of the walk advice on MUTAG at
+// length 3.
 type pairSums struct {
-	s        map[uint64]int64
-	s2, q    int64 // Σ_k S_k², Σ_k Σ_i x_i(k)²
-	distinct int   // keys seen
+	ids      interner[key64]
+	s        []int64 // S_k by the key's id
+	s2, q    int64   // Σ_k S_k², Σ_k Σ_i x_i(k)²
+	distinct int     // keys seen
 }
 
 func (p *pairSums) add(key uint64, x int64) {
-	if p.s == nil {
-		p.s = map[uint64]int64{}
-	}
-	sk, ok := p.s[key]
-	if !ok {
+	id, added := p.ids.intern(key64(key))
+	if added {
 		p.distinct++
+		p.s = append(p.s, 0)
 	}
-	p.s[key] = sk + x
+	sk := p.s[id]
+	p.s[id] = sk + x
 	p.s2 += 2*sk*x + x*x
 	p.q += x * x
 }
@@ -710,11 +714,15 @@ type implicitProbe struct {
 	took                       time.Duration
 }
 
-func newImplicitProbe(k *Walk, gs []*graph.Graph, s *graphSample, r *rand.Rand) *implicitProbe {
+// newImplicitProbe returns an empty probe of gs. Where fit reports that a
+// census (see takeCensus) found every label within its tables, and so
+// within the Dirac path's packed keys, the labels are not read again:
+// that pass took 3.5 of the 22 µs of the advice on MUTAG at length 3.
+func newImplicitProbe(k *Walk, gs []*graph.Graph, s *graphSample, r *rand.Rand, fit bool) *implicitProbe {
 	p := &implicitProbe{k: k, gs: gs, sample: s, r: r}
 	p.dirac = isDirac(k.Vertex) && isDirac(k.Edge)
 	for _, g := range gs {
-		if !p.dirac {
+		if !p.dirac || fit {
 			break
 		}
 		p.dirac = fitsTripleKey(g)
@@ -833,18 +841,20 @@ func (p *implicitProbe) labelWalks(l int) []float64 {
 		}
 		return w
 	}
-	index := make(map[uint64]int, p.labels.distinct)
-	for key := range p.labels.s {
-		index[key] = len(index)
+	// A vertex label's index is its id in p.labels; every label of an
+	// arc's triple is a vertex label of the same graph.
+	index := func(label uint64) uint32 {
+		id, _ := p.labels.ids.find(key64(label))
+		return id
 	}
-	type arc struct{ from, to int }
+	type arc struct{ from, to uint32 }
 	arcs := make([]arc, 0, p.triples.distinct)
 	const mask = 1<<labelBits - 1
-	for key := range p.triples.s {
-		arcs = append(arcs, arc{index[key>>(2*labelBits)], index[key&mask]})
+	for _, key := range p.triples.ids.keys {
+		arcs = append(arcs, arc{index(uint64(key) >> (2 * labelBits)), index(uint64(key) & mask)})
 	}
-	x := make([]float64, len(index))
-	y := make([]float64, len(index))
+	x := make([]float64, p.labels.distinct)
+	y := make([]float64, p.labels.distinct)
 	for i := range x {
 		x[i] = 1
 	}

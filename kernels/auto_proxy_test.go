@@ -27,7 +27,7 @@ func BenchmarkComputeProxies(b *testing.B) {
 			k := &Walk{Length: tc.len}
 			r := newTestRand()
 			s := newGraphSample(r, len(ds.Graphs))
-			ip := newImplicitProbe(k, ds.Graphs, s, r)
+			ip := newImplicitProbe(k, ds.Graphs, s, r, false)
 			if err := ip.grow(context.Background(), minProbeGraphs); err != nil {
 				b.Fatal(err)
 			}
@@ -80,7 +80,7 @@ func TestComputeProxies(t *testing.T) {
 	} {
 		k := tc.k
 		s := newGraphSample(newTestRand(), len(tc.gs))
-		ip := newImplicitProbe(&k, tc.gs, s, newTestRand())
+		ip := newImplicitProbe(&k, tc.gs, s, newTestRand(), false)
 		if err := ip.grow(context.Background(), minProbeGraphs); err != nil {
 			t.Fatal(err)
 		}

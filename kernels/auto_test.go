@@ -172,7 +172,7 @@ func TestExplicitProbeSetAside(t *testing.T) {
 	k := &Walk{Length: 9}
 	r := newTestRand()
 	s := newGraphSample(r, len(gs))
-	ip := newImplicitProbe(k, gs, s, r)
+	ip := newImplicitProbe(k, gs, s, r, false)
 	if err := ip.grow(context.Background(), minProbeGraphs); err != nil {
 		t.Fatal(err)
 	}
@@ -292,14 +292,22 @@ func TestImplicitProbeCountsExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := newImplicitProbe(k, gs, newGraphSample(newTestRand(), len(gs)), nil)
-		if err := p.grow(context.Background(), len(gs)); err != nil {
-			t.Fatal(err)
+		// Without refinement the labels are within a census's tables,
+		// and the probe may be told so.
+		_, counted := takeCensus(gs, k.Length)
+		for _, fit := range []bool{false, counted} {
+			p := newImplicitProbe(k, gs, newGraphSample(newTestRand(), len(gs)), nil, fit)
+			if err := p.grow(context.Background(), len(gs)); err != nil {
+				t.Fatal(err)
+			}
+			v, e := p.totals()
+			if v != float64(rep.ProductVertices) || e != float64(rep.ProductEdges) {
+				t.Errorf("wl=%d, fit %v: counted %v vertices, %v edges; built %d, %d",
+					wl, fit, v, e, rep.ProductVertices, rep.ProductEdges)
+			}
 		}
-		v, e := p.totals()
-		if v != float64(rep.ProductVertices) || e != float64(rep.ProductEdges) {
-			t.Errorf("wl=%d: counted %v vertices, %v edges; built %d, %d",
-				wl, v, e, rep.ProductVertices, rep.ProductEdges)
+		if wl == 0 && !counted {
+			t.Error("wl=0: the census refused the walk generator's labels")
 		}
 	}
 }
@@ -356,7 +364,7 @@ func TestSequenceBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := &Walk{Length: 3}
-	p := newImplicitProbe(k, ds.Graphs, newGraphSample(newTestRand(), len(ds.Graphs)), nil)
+	p := newImplicitProbe(k, ds.Graphs, newGraphSample(newTestRand(), len(ds.Graphs)), nil, false)
 	if err := p.grow(context.Background(), 16); err != nil {
 		t.Fatal(err)
 	}
