@@ -63,7 +63,8 @@ func TestAssocVertices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		self, cross := assocVertices(gs)
+		sc := scanCSM(gs)
+		self, cross := sc.self, sc.cross
 		m := float64(n)
 		if got := m*self + m*(m-1)/2*cross; got != float64(rep.ProductVertices) {
 			t.Errorf("%d graphs: %v association-graph vertices, implicit method %d", n, got, rep.ProductVertices)
@@ -255,5 +256,48 @@ func TestCSMAdvise(t *testing.T) {
 	}
 	if a.Choice != Implicit || a.Implicit.Seconds != 0 {
 		t.Errorf("free implicit method: advice %v", a)
+	}
+}
+
+// TestCSMAdviseLabels checks the advice where labels leave a method's
+// packed keys: the graphlet map's hold 2^glLabelBits labels, the implicit
+// method's triples 2^labelBits, and neither negative labels.
+func TestCSMAdviseLabels(t *testing.T) {
+	triangle := func(lv, le int32) *graph.Graph {
+		return graph.MustBuild([]int32{0, lv, 1}, []graph.Edge{{U: 0, V: 1, Label: le}, {U: 1, V: 2}, {U: 0, V: 2}})
+	}
+	cases := []struct {
+		name   string
+		lv, le int32
+		want   Method // the method advised; "" for an error
+		only   bool   // the other method cannot take the labels
+	}{
+		{"small", 3, 2, Explicit, false}, // a few triangles: explicit, by far
+		{"largest both take", 1<<glLabelBits - 1, 1<<glLabelBits - 1, Explicit, false},
+		{"vertex label beyond the graphlets'", 1 << glLabelBits, 0, Implicit, true},
+		{"edge label beyond the graphlets'", 0, 1<<labelBits - 1, Implicit, true},
+		{"beyond both", 1 << labelBits, 0, "", false},
+		{"negative", -1, 0, "", false},
+	}
+	for _, c := range cases {
+		gs := []*graph.Graph{triangle(c.lv, c.le), tinyPath, triangle(2, 0)}
+		a, err := (&SubgraphMatching{}).Advise(context.Background(), gs, AdviseOptions{Seed: 1})
+		if c.want == "" {
+			if err == nil {
+				t.Errorf("%s: advised %v, want an error", c.name, a)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		other := a.Explicit
+		if c.want == Explicit {
+			other = a.Implicit
+		}
+		if a.Choice != c.want || math.IsInf(other.Seconds, 1) != c.only {
+			t.Errorf("%s: %v; want %s, the other method impossible: %v", c.name, a, c.want, c.only)
+		}
 	}
 }
