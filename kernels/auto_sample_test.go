@@ -176,6 +176,7 @@ type costKernel struct {
 	threads           int
 	unnoted           bool
 	spins             *spinLog
+	floor             float64 // the implicit floor in seconds, 0 for none
 }
 
 // spinLog notes the costKernels spinning, and whether two ever were; and
@@ -263,7 +264,61 @@ func (c *costKernel) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*ma
 	return mat.NewSymDense(n, nil), rep, nil
 }
 func (c *costKernel) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
-	return adviseBySampling(ctx, c, gs, threadsOr(c.threads), sizeWeights{}, opt)
+	var floor estimate
+	if c.floor > 0 {
+		floor = newEstimate([]CostTerm{{Name: "floor", Count: 1, NS: c.floor * 1e9}}, "at least, from counts")
+	}
+	return adviseBySampling(ctx, c, gs, threadsOr(c.threads), sizeWeights{}, opt, floor)
+}
+
+// TestSamplingAdvisorFloor checks the first sample against a floor of the
+// implicit time, on a kernel of known costs and 100 graphs, whose first
+// sample holds 2. An explicit method of 20 µs a graph predicts 2 ms from
+// its probe's 40 µs (by 100/2): a floor of 1 s, 2 times above that and
+// more, decides with no implicit probe, so the probes' work is the
+// explicit probe's 40 µs at most; a floor of 3 ms does not, and the
+// implicit probe (2 ms a pair) runs until it decides, as without one. An
+// explicit method of 5 ms a graph is stopped once its time proves a floor
+// of 10 ms, which its first graph's 100 µs do (its share is 1/100), and
+// the probes race as without a floor: the implicit method, of 5 µs a
+// pair, is chosen. Work, not time, is counted (see spinLog).
+func TestSamplingAdvisorFloor(t *testing.T) {
+	gs := make([]*graph.Graph, 100)
+	for i := range gs {
+		gs[i] = tinyPath
+	}
+	cases := []struct {
+		name              string
+		perGraph, perPair time.Duration
+		floor             float64
+		want              Method
+		floored           bool
+	}{
+		{"floor decides", 20 * time.Microsecond, 2 * time.Millisecond, 1, Explicit, true},
+		{"floor too low", 20 * time.Microsecond, 2 * time.Millisecond, 3e-3, Explicit, false},
+		{"explicit slow", 5 * time.Millisecond, 5 * time.Microsecond, 10e-3, Implicit, false},
+	}
+	for _, threads := range []int{1, 2} {
+		for _, c := range cases {
+			var log spinLog
+			k := &costKernel{perGraph: c.perGraph, perPair: c.perPair, threads: threads, spins: &log, floor: c.floor}
+			a, err := k.Advise(context.Background(), gs, AdviseOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("%s, %d threads", c.name, threads)
+			if a.Choice != c.want {
+				t.Errorf("%s: %v, want %s", name, a, c.want)
+			}
+			floored := a.Implicit.Seconds == c.floor && strings.HasSuffix(a.Implicit.Why, "at least the explicit prediction")
+			if floored != c.floored {
+				t.Errorf("%s: %v; the floor decided: %v, want %v", name, a, floored, c.floored)
+			}
+			if w := time.Duration(log.work.Load()); c.floored && w > 2*c.perGraph {
+				t.Errorf("%s: the probes' work %v, want the explicit probe's %v at most", name, w, 2*c.perGraph)
+			}
+		}
+	}
 }
 
 // TestSamplingAdvisorStops checks that a probe of the far slower method
