@@ -254,8 +254,11 @@ type costModel struct {
 
 // term returns count units of work priced by the constant name.
 func (m costModel) term(name string, count float64, unit string) CostTerm {
-	return CostTerm{Name: name, Count: count, Unit: unit, NS: m.costs.Get(name, m.defaults[name])}
+	return CostTerm{Name: name, Count: count, Unit: unit, NS: m.ns(name)}
 }
+
+// ns returns the constant name.
+func (m costModel) ns(name string) float64 { return m.costs.Get(name, m.defaults[name]) }
 
 // walkModel is the walk kernel's cost model.
 type walkModel struct{ costModel }

@@ -265,13 +265,13 @@ func (v *vecStats) dotTerms(model walkModel, m, n int) []CostTerm {
 // GraphInvariant.screen). The first sample's explicit probe then runs
 // first and alone, and where its prediction is floorMargin times below the
 // floor, the floor decides, as an implicit probe stopped there would
-// have, and no implicit probe runs (see prober.belowFloor).
-func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads int, w sizeWeights, opt AdviseOptions, floor estimate) (*Advice, error) {
+// have, and no implicit probe runs (see prober.belowFloor). The advice's
+// probe time counts from start, which precedes the counts.
+func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads int, w sizeWeights, opt AdviseOptions, floor estimate, start time.Time) (*Advice, error) {
 	n := len(gs)
 	if n == 0 {
 		return nil, fmt.Errorf("%s kernel: advice on no graphs", k.Name())
 	}
-	start := time.Now()
 	model := newWalkModel(opt.Costs)
 	r := rand.New(rand.NewPCG(opt.Seed, 0x6164766963650002)) // "advice", second advisor
 	sample := newGraphSample(r, n)
@@ -471,20 +471,23 @@ func (p *prober) note(m Method, lim *clockLimit, st probeStage) (probeStage, err
 	return st, err
 }
 
-// belowFloor runs the explicit probe alone until its time proves floor,
-// a lower bound of the implicit method's time on all graphs from counts.
-// Where it finishes with a prediction floorMargin times below the floor,
-// the floor decides, as the bound of an implicit probe stopped there
-// would, and floored reports it. Where it finishes above, the implicit
-// probe runs until it decides, as in inTurn. Where it is stopped, the
-// probes of the sample start again, as on no floor, on threads: stopped
-// at half the floor instead, where it could no longer decide, the
-// explicit probe of 60 ENZYMES graphs with 64 binning iterations, which
-// predicts 22 ms against a floor of 23, was stopped and raced again, and
-// the probes went from 0.57 to 0.72 ms; run to the floor, it finishes.
+// belowFloor runs the explicit probe alone until its time proves decisive
+// times floor, a lower bound of the implicit method's time on all graphs
+// from counts. Where it finishes with a prediction floorMargin times below
+// the floor, the floor decides, as the bound of an implicit probe stopped
+// there would, and floored reports it. Where it finishes above, the
+// implicit probe runs until it decides, as in inTurn. Where it is
+// stopped, the probes of the sample start again, as on no floor, on
+// threads, and what it did is lost: so it stops only where the explicit
+// method is likely far the slower. Stopped at the floor, sp's explicit
+// probe of 60 ENZYMES graphs with 4 binning iterations (a 23 ms run
+// against a floor of 18 ms) was, and the probes went from 0.78–0.89 to
+// 1.3–1.6 ms; at half the floor, where it could no longer decide, gi's
+// of 60 ENZYMES graphs with 64 iterations (22 ms against 23), from 0.57
+// to 0.72 ms.
 func (p *prober) belowFloor(floor float64, threads int) (st probeStage, floored bool, err error) {
 	lim := p.newLimit()
-	lim.decide(floor)
+	lim.decide(decisive * floor)
 	c, stopped, err := p.sampleGram(Explicit, lim)
 	switch {
 	case err != nil:
@@ -1021,17 +1024,6 @@ func (c *clockLimit) passed() bool {
 	return true
 }
 
-// Advise implements Advisor for the shortest-path kernel by sampling (see
-// adviseBySampling): the implicit method's cost depends on how many paths
-// share their endpoint labels and lengths, which a sample measures. The
-// probes run on one thread, as the walk kernel's do: both methods spread
-// over threads alike, so the ranking holds for any number.
-func (k *ShortestPath) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
-	seq := *k
-	seq.Threads = 1
-	return adviseBySampling(ctx, &seq, gs, threadsOr(k.Threads), sizeWeights{graph: 1.5, pair: 1.5}, opt, estimate{})
-}
-
 // Advise implements Advisor for the graph invariant kernel by sampling
 // (see adviseBySampling): the explicit cost grows with the random binning
 // iterations and the implicit one with the vertex pairs, which a sample
@@ -1059,12 +1051,7 @@ func (k *GraphInvariant) Advise(ctx context.Context, gs []*graph.Graph, opt Advi
 	}
 	seq := *k
 	seq.Threads = 1
-	screened := time.Since(start)
-	a, err := adviseBySampling(ctx, &seq, gs, threadsOr(k.Threads), sizeWeights{graph: 1, pair: 1}, opt, floor)
-	if a != nil {
-		a.Probe += screened // the counts are part of the advice's cost
-	}
-	return a, err
+	return adviseBySampling(ctx, &seq, gs, threadsOr(k.Threads), sizeWeights{graph: 1, pair: 1}, opt, floor, start)
 }
 
 // Advise implements Advisor for the GraphHopper kernel by sampling (see
@@ -1073,5 +1060,5 @@ func (k *GraphInvariant) Advise(ctx context.Context, gs []*graph.Graph, opt Advi
 func (k *GraphHopper) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
 	seq := *k
 	seq.Threads = 1
-	return adviseBySampling(ctx, &seq, gs, threadsOr(k.Threads), sizeWeights{graph: 2, pair: 1.5}, opt, estimate{})
+	return adviseBySampling(ctx, &seq, gs, threadsOr(k.Threads), sizeWeights{graph: 2, pair: 1.5}, opt, estimate{}, time.Now())
 }

@@ -268,7 +268,7 @@ func (c *costKernel) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOp
 	if c.floor > 0 {
 		floor = newEstimate([]CostTerm{{Name: "floor", Count: 1, NS: c.floor * 1e9}}, "at least, from counts")
 	}
-	return adviseBySampling(ctx, c, gs, threadsOr(c.threads), sizeWeights{}, opt, floor)
+	return adviseBySampling(ctx, c, gs, threadsOr(c.threads), sizeWeights{}, opt, floor, time.Now())
 }
 
 // TestSamplingAdvisorFloor checks the first sample against a floor of the
@@ -278,10 +278,11 @@ func (c *costKernel) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOp
 // more, decides with no implicit probe, so the probes' work is the
 // explicit probe's 40 µs at most; a floor of 3 ms does not, and the
 // implicit probe (2 ms a pair) runs until it decides, as without one. An
-// explicit method of 5 ms a graph is stopped once its time proves a floor
-// of 10 ms, which its first graph's 100 µs do (its share is 1/100), and
-// the probes race as without a floor: the implicit method, of 5 µs a
-// pair, is chosen. Work, not time, is counted (see spinLog).
+// explicit method of 5 ms a graph is stopped once its time proves
+// decisive (4) times a floor of 10 ms, which its first graph's 400 µs do
+// (its share is 1/100), and the probes race as without a floor: the
+// implicit method, of 5 µs a pair, is chosen. Work, not time, is counted
+// (see spinLog).
 func TestSamplingAdvisorFloor(t *testing.T) {
 	gs := make([]*graph.Graph, 100)
 	for i := range gs {

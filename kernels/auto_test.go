@@ -544,6 +544,8 @@ func TestCalibrateQuick(t *testing.T) {
 		// A vertex pair, the whole of gi's implicit work, and a key,
 		// most of its explicit maps', cannot be free.
 		{"gi", &GraphInvariant{}, GICostDefaults(), []string{costGIVertexPair, costGIKey}},
+		// sp's vertex pairs fill a matrix a pair of graphs.
+		{"sp", &ShortestPath{}, SPCostDefaults(), []string{costSPVertexPair}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package kernels
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"time"
 
@@ -866,43 +867,59 @@ func vertexKernelMatrix(buf []float64, vk VertexKernel, g, h *graph.Graph, pc pr
 // error if it ends first (see spCheckWork).
 func spPairGeneric(ctx context.Context, g, h *spPaths, kv []float64, ng, nh int, buf []float64, pc probeCheck, rep *Report) (float64, []float64, error) {
 	var total float64
-	a, b := 0, 0
-	for a < len(g.lens) && b < len(h.lens) {
-		switch la, lb := g.lens[a], h.lens[b]; {
-		case la < lb:
-			a++
-		case la > lb:
-			b++
-		default:
-			pg := int(g.start[a+1] - g.start[a])
-			ph := int(h.start[b+1] - h.start[b])
-			if pg*ph >= spCheckWork || pc.on() {
-				if err := ctx.Err(); err != nil {
-					return 0, buf, err
+	for a, b := range sameLengths(g, h) {
+		pg := int(g.start[a+1] - g.start[a])
+		ph := int(h.start[b+1] - h.start[b])
+		if pg*ph >= spCheckWork || pc.on() {
+			if err := ctx.Err(); err != nil {
+				return 0, buf, err
+			}
+		}
+		rep.Comparisons += int64(pg) * int64(ph)
+		if spCompares(int64(pg), int64(ph), int64(ng), int64(nh)) {
+			var s float64
+			for x := g.start[a]; x < g.start[a+1]; x++ {
+				ru, rv := kv[int(g.u[x])*nh:], kv[int(g.v[x])*nh:]
+				for y := h.start[b]; y < h.start[b+1]; y++ {
+					w, z := h.u[y], h.v[y]
+					s += ru[w]*rv[z] + ru[z]*rv[w]
 				}
 			}
-			rep.Comparisons += int64(pg) * int64(ph)
-			if int64(pg)*int64(ph) <= 2*int64(pg)*int64(nh)+2*int64(ng)*int64(ph) {
-				var s float64
-				for x := g.start[a]; x < g.start[a+1]; x++ {
-					ru, rv := kv[int(g.u[x])*nh:], kv[int(g.v[x])*nh:]
-					for y := h.start[b]; y < h.start[b+1]; y++ {
-						w, z := h.u[y], h.v[y]
-						s += ru[w]*rv[z] + ru[z]*rv[w]
-					}
-				}
-				total += 2 * s
-			} else {
-				var s float64
-				s, buf = spGroupByRows(g, h, a, b, kv, ng, nh, buf)
-				total += s
-			}
-			a++
-			b++
+			total += 2 * s
+		} else {
+			var s float64
+			s, buf = spGroupByRows(g, h, a, b, kv, ng, nh, buf)
+			total += s
 		}
 	}
 	return total, buf, nil
 }
+
+// sameLengths yields the indices of the length groups of g and h, a of g's
+// and b of h's, whose paths have the same length, in increasing length.
+func sameLengths(g, h *spPaths) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for a, b := 0, 0; a < len(g.lens) && b < len(h.lens); {
+			switch la, lb := g.lens[a], h.lens[b]; {
+			case la < lb:
+				a++
+			case la > lb:
+				b++
+			default:
+				if !yield(a, b) {
+					return
+				}
+				a++
+				b++
+			}
+		}
+	}
+}
+
+// spCompares reports whether spPairGeneric compares a length group's pg
+// paths of a graph of ng vertices with the ph of one of nh pair by pair,
+// or, where that is more steps, sums the vertex kernel's rows.
+func spCompares(pg, ph, ng, nh int64) bool { return pg*ph <= 2*pg*nh+2*ng*ph }
 
 // spGroupByRows returns S_d for length group a of g and b of h through the
 // matrix T of spPairGeneric, built only for the rows of vertices on a path of

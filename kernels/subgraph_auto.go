@@ -66,8 +66,6 @@ type csmModel struct{ costModel }
 
 func newCSMModel(c Costs) csmModel { return csmModel{costModel{c, CSMCostDefaults()}} }
 
-func (m csmModel) ns(name string) float64 { return m.costs.Get(name, m.defaults[name]) }
-
 // glWork is what the explicit method's time depends on, for n graphs.
 type glWork struct {
 	n int
