@@ -262,11 +262,12 @@ func (v *vecStats) dotTerms(model walkModel, m, n int) []CostTerm {
 //
 // A floor, where the kernel counts one (its seconds above zero), bounds
 // the implicit method's time from below without a sample (see
-// GraphInvariant.screen). The first sample's explicit probe then runs
-// first and alone, and where its prediction is floorMargin times below the
-// floor, the floor decides, as an implicit probe stopped there would
-// have, and no implicit probe runs (see prober.belowFloor). The advice's
-// probe time counts from start, which precedes the counts.
+// GraphInvariant.screen). In the first sample's probes it stands for the
+// implicit probe's bound until that proves more, and where the explicit
+// probe finishes with a prediction floorMargin times below it, it
+// decides, as an implicit probe stopped there would have (see
+// prober.both). The advice's probe time counts from start, which
+// precedes the counts.
 func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads int, w sizeWeights, opt AdviseOptions, floor estimate, start time.Time) (*Advice, error) {
 	n := len(gs)
 	if n == 0 {
@@ -309,7 +310,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 		expl, impl       sampleCost
 		pe, pi           float64
 		cutExpl, cutImpl bool // a probe was stopped: its prediction is a lower bound
-		floored          bool // the floor decided, and no implicit probe ran
+		floored          bool // the floor decided the implicit prediction
 	)
 	for {
 		sizes = append(sizes, fmt.Sprint(m))
@@ -318,9 +319,10 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 			err error
 		)
 		p := &prober{ctx: ctx, k: k, sub: sub, scale: newProbeScale(smp, all, w.prefix(sub)), deciding: deciding, shared: shared}
+		if len(sizes) == 1 {
+			p.floor = floor.seconds
+		}
 		switch {
-		case floor.seconds > 0 && len(sizes) == 1:
-			st, floored, err = p.belowFloor(floor.seconds, threads)
 		case threads > 1:
 			st, err = p.atOnce()
 		case len(sizes) == 1:
@@ -334,6 +336,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 			return nil, err
 		}
 		expl, impl = st.costs[0], st.costs[1]
+		floored = st.floored
 		if st.stops[1] > 0 {
 			cutImpl = true
 			impl, pi = stoppedAt(st.stops[1])
@@ -399,6 +402,9 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 type probeStage struct {
 	costs [2]sampleCost
 	stops [2]float64
+	// floored reports that the prober's floor decided: the implicit
+	// probe was stopped, or never ran, and its stop is the floor.
+	floored bool
 }
 
 // methodIndex is m's index in a probeStage, and methodSplit how its
@@ -429,7 +435,8 @@ func otherMethod(m Method) Method {
 // gives the prediction on all graphs that decides once one method's probe
 // has finished at cost c (see adviseBySampling). shared, if not nil, holds
 // what the probes of the advice's samples compute alike (see
-// probeShared).
+// probeShared). floor, if above zero, bounds the implicit method's time on
+// all graphs from below without a probe (see both).
 type prober struct {
 	ctx      context.Context
 	k        Kernel
@@ -437,6 +444,7 @@ type prober struct {
 	scale    probeScale
 	deciding func(done Method, c sampleCost) float64
 	shared   *probeShared
+	floor    float64
 }
 
 // inTurn runs first's probe without a limit and then the other's until
@@ -471,44 +479,6 @@ func (p *prober) note(m Method, lim *clockLimit, st probeStage) (probeStage, err
 	return st, err
 }
 
-// belowFloor runs the explicit probe alone until its time proves decisive
-// times floor, a lower bound of the implicit method's time on all graphs
-// from counts. Where it finishes with a prediction floorMargin times below
-// the floor, the floor decides, as the bound of an implicit probe stopped
-// there would, and floored reports it. Where it finishes above, the
-// implicit probe runs until it decides, as in inTurn. Where it is
-// stopped, the probes of the sample start again, as on no floor, on
-// threads, and what it did is lost: so it stops only where the explicit
-// method is likely far the slower. Stopped at the floor, sp's explicit
-// probe of 60 ENZYMES graphs with 4 binning iterations (a 23 ms run
-// against a floor of 18 ms) was, and the probes went from 0.78–0.89 to
-// 1.3–1.6 ms; at half the floor, where it could no longer decide, gi's
-// of 60 ENZYMES graphs with 64 iterations (22 ms against 23), from 0.57
-// to 0.72 ms.
-func (p *prober) belowFloor(floor float64, threads int) (st probeStage, floored bool, err error) {
-	lim := p.newLimit()
-	lim.decide(decisive * floor)
-	c, stopped, err := p.sampleGram(Explicit, lim)
-	switch {
-	case err != nil:
-		return st, false, err
-	case stopped && threads > 1:
-		st, err = p.atOnce()
-		return st, false, err
-	case stopped:
-		st, err = p.race()
-		return st, false, err
-	}
-	st.costs[methodIndex(Explicit)] = c
-	target := p.deciding(Explicit, c)
-	if floorMargin*target <= floor {
-		st.stops[methodIndex(Implicit)] = floor
-		return st, true, nil
-	}
-	st, err = p.decide(Implicit, target, st)
-	return st, false, err
-}
-
 // race runs the first probes on one thread, taking turns (see turns)
 // until one finishes: the other then runs on alone until it decides.
 // Their costs are their own times, which the turns leave out (see own).
@@ -531,6 +501,16 @@ func (p *prober) atOnce() (probeStage, error) { return p.both(nil) }
 // ctx's Crew if it has one (see goWith): the first to finish decides where
 // the other stops, counted from the other's start, which stops it at its
 // next check if its time proves that already.
+//
+// A floor is the implicit probe's bound in the turns until its time proves
+// more, so that the explicit probe runs alone until it leads the floor
+// (see turns.pass); and where the explicit probe finishes first with a
+// prediction floorMargin times below the floor, the floor decides and the
+// implicit probe stops, or does not start. Run alone first and stopped at
+// 4 times the floor, to race again from the start, the explicit probes
+// of sp with 16 binning iterations on 60 Synthie graphs (an explicit
+// method 2 times slower than the implicit 1.4 s) took 56–64 ms of probes
+// instead of 47; paused in its turns, it loses nothing.
 func (p *prober) both(t *turns) (probeStage, error) {
 	methods := [2]Method{Explicit, Implicit}
 	lims := [2]*clockLimit{p.newLimit(), p.newLimit()}
@@ -538,13 +518,15 @@ func (p *prober) both(t *turns) (probeStage, error) {
 		for i, l := range lims {
 			l.turns, l.side = t, i
 		}
+		t.floor[1] = p.floor
 	} else {
 		lims[1].reverse = true
 	}
 	var (
-		st    probeStage
-		errs  [2]error
-		first atomic.Bool
+		st      probeStage
+		errs    [2]error
+		first   atomic.Bool
+		floored atomic.Bool
 	)
 	probe := func(i int) {
 		lims[i].restart()
@@ -558,7 +540,13 @@ func (p *prober) both(t *turns) (probeStage, error) {
 		default:
 			st.costs[i] = c
 			if first.CompareAndSwap(false, true) {
-				lims[1-i].decide(p.deciding(methods[i], c))
+				target := p.deciding(methods[i], c)
+				if i == 0 && p.floor > 0 && floorMargin*target <= p.floor {
+					floored.Store(true)
+					lims[1].set(0)
+				} else {
+					lims[1-i].decide(target)
+				}
 			}
 		}
 		if t != nil {
@@ -571,7 +559,9 @@ func (p *prober) both(t *turns) (probeStage, error) {
 		if t != nil {
 			<-t.wake[1]
 		}
-		probe(1)
+		if !floored.Load() {
+			probe(1)
+		}
 	}
 	if t != nil {
 		// Not on a Crew's helper, which would spin beside the
@@ -582,6 +572,9 @@ func (p *prober) both(t *turns) (probeStage, error) {
 	}
 	probe(0)
 	<-done
+	if floored.Load() && errs[1] == nil {
+		st.costs[1], st.stops[1], st.floored = sampleCost{}, p.floor, true
+	}
 	return st, cmp.Or(errs[0], errs[1])
 }
 
@@ -604,6 +597,9 @@ func (p *prober) both(t *turns) (probeStage, error) {
 type turns struct {
 	wake  [2]chan struct{}
 	bound [2]float64
+	// floor holds each probe's bound before its time proves more (see
+	// prober.both).
+	floor [2]float64
 	since [2]time.Duration // own time at which the probe's turn began
 	done  [2]bool
 }
@@ -621,13 +617,16 @@ func newTurns() *turns {
 	return &turns{wake: [2]chan struct{}{make(chan struct{}), make(chan struct{})}}
 }
 
+// boundOf returns probe i's bound, at least its floor.
+func (t *turns) boundOf(i int) float64 { return max(t.bound[i], t.floor[i]) }
+
 // pass gives the other probe its turn if probe i, whose own time is own
 // and whose time proves bound, leads it, and returns how long probe i
 // waited for its next.
 func (t *turns) pass(i int, own time.Duration, bound float64) time.Duration {
 	t.bound[i] = bound
 	j := 1 - i
-	if t.done[j] || own-t.since[i] < turnMin || bound < turnLead*t.bound[j] {
+	if t.done[j] || own-t.since[i] < turnMin || t.boundOf(i) < turnLead*t.boundOf(j) {
 		return 0
 	}
 	w := time.Now()
