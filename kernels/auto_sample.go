@@ -50,6 +50,9 @@ const (
 	// price a 2-core AMD EPYC VM's work at 1.2–2 times its own
 	// constants, most of them.
 	floorMargin = 2
+	// floorWhy ends the reason of an implicit prediction that a floor
+	// decided, after floorMargin.
+	floorWhy = " times the explicit prediction or more, which decides"
 	// cutFactor is how much slower than the implicit prediction a
 	// stopped explicit probe proves the explicit method.
 	cutFactor = 2
@@ -376,7 +379,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 	}
 	implTerms := impl.terms(w, smp, all, m, n, model)
 	if floored {
-		pi, whyImpl, implTerms = floor.seconds, floor.why+", at least the explicit prediction", floor.terms
+		pi, whyImpl, implTerms = floor.seconds, fmt.Sprintf("%s; %g%s", floor.why, float64(floorMargin), floorWhy), floor.terms
 	}
 	a := &Advice{
 		Explicit: Prediction{Explicit, pe, whyExpl},

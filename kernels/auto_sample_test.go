@@ -313,7 +313,7 @@ func TestSamplingAdvisorFloor(t *testing.T) {
 			if a.Choice != c.want {
 				t.Errorf("%s: %v, want %s", name, a, c.want)
 			}
-			floored := a.Implicit.Seconds == c.floor && strings.HasSuffix(a.Implicit.Why, "at least the explicit prediction")
+			floored := a.Implicit.Seconds == c.floor && strings.HasSuffix(a.Implicit.Why, floorWhy)
 			if floored != c.floored {
 				t.Errorf("%s: %v; the floor decided: %v, want %v", name, a, floored, c.floored)
 			}
