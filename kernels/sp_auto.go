@@ -58,8 +58,9 @@ func spSizesOf(gs []*graph.Graph) spSizes {
 	return s
 }
 
-// spFloorMax bounds the graphs whose pairs spFloor visits one by one:
-// 1000 graphs are half a million pairs, about a millisecond.
+// spFloorMax bounds the graphs whose pairs floorTerms visits one by one:
+// 1000 graphs are half a million pairs, 0.59 ms (BenchmarkSPFloor), and
+// ENZYMES' 600 took 0.21 ms, where its explicit run takes 35 ms.
 const spFloorMax = 1000
 
 // floorTerms prices the implicit method on the graphs from below, with
