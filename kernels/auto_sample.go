@@ -45,7 +45,7 @@ const (
 	sampleDecideMin  = 16
 	// floorMargin is how far below a floor, a lower bound from counts,
 	// the explicit prediction of a sample must be for the floor to
-	// decide (see prober.belowFloor): the floor is priced by the cost
+	// decide (see prober.both): the floor is priced by the cost
 	// constants, which may be another machine's, and the defaults
 	// price a 2-core AMD EPYC VM's work at 1.2–2 times its own
 	// constants, most of them.
