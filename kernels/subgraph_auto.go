@@ -268,8 +268,9 @@ func (k *SubgraphMatching) Advise(ctx context.Context, gs []*graph.Graph, opt Ad
 
 // csmScan is what one pass over the graphs' labels and degrees tells the
 // csm advice. Five passes, one each for the two methods' label checks, the
-// wedges, the index work and the association graphs' vertices, took 12 of
-// the 16 µs of the advice on MUTAG.
+// wedges, the index work and the association graphs' vertices, took 13.6
+// µs of the 22 of the advice on MUTAG (a profile of 20000 calls); in one
+// pass, the whole call takes 16.5 µs.
 type csmScan struct {
 	// fit reports whether every vertex and edge label is in
 	// [0, 2^glLabelBits), which both methods' packed keys hold; where
