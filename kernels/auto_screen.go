@@ -214,7 +214,7 @@ func calibrateGI(ctx context.Context, d giDesign) (Costs, error) {
 	m := costModel{Costs{}, GICostDefaults()}
 	// implicit and explicit time k on gs and add a row of the counts c.
 	implicit := func(k *GraphInvariant, gs []*graph.Graph, c giCounts) error {
-		t, err := timeGI(ctx, k, gs, Implicit, d.reps)
+		t, err := timePhases(ctx, k, gs, Implicit, d.reps)
 		if err != nil {
 			return err
 		}
@@ -227,7 +227,7 @@ func calibrateGI(ctx context.Context, d giDesign) (Costs, error) {
 		return nil
 	}
 	explicit := func(k *GraphInvariant, gs []*graph.Graph, c giCounts) error {
-		t, err := timeGI(ctx, k, gs, Explicit, d.reps)
+		t, err := timePhases(ctx, k, gs, Explicit, d.reps)
 		if err != nil {
 			return err
 		}
@@ -280,11 +280,12 @@ func calibrateGI(ctx context.Context, d giDesign) (Costs, error) {
 	return c, nil
 }
 
-// timeGI returns the fastest of reps Gram matrices of gs by k and method
-// m, in nanoseconds: of the pairs for the implicit method, of the
-// refinement and the maps for the explicit one, which the constants price
-// (the explicit dot products are the walk kernel's).
-func timeGI(ctx context.Context, k *GraphInvariant, gs []*graph.Graph, m Method, reps int) (float64, error) {
+// timePhases returns the fastest of reps Gram matrices of gs by k and
+// method m, in nanoseconds, counting the phases that the calibrations of
+// gi and sp price: the pairs for the implicit method, the preparation and
+// the maps for the explicit one (the explicit dot products are the walk
+// kernel's).
+func timePhases(ctx context.Context, k Kernel, gs []*graph.Graph, m Method, reps int) (float64, error) {
 	best := time.Duration(-1)
 	for range max(reps, 1) {
 		_, rep, err := k.Gram(ctx, gs, m)

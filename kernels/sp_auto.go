@@ -184,18 +184,11 @@ func calibrateSP(ctx context.Context, d spDesign) (Costs, error) {
 			return nil, err
 		}
 		gs := withAttributes(ds.Graphs, 1, r)
-		best := time.Duration(-1)
-		for range max(d.reps, 1) {
-			_, rep, err := k.Gram(ctx, gs, Implicit)
-			if err != nil {
-				return nil, err
-			}
-			if best < 0 || rep.TWalks < best {
-				best = rep.TWalks
-			}
+		t, err := timePhases(ctx, k, gs, Implicit, d.reps)
+		if err != nil {
+			return nil, err
 		}
 		vp, cmp, steps := spImplicitWork(gs)
-		t := ns(max(best, time.Microsecond))
 		rows.add(t, t, vp, cmp, steps)
 	}
 	c := Costs{}
