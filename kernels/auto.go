@@ -724,11 +724,8 @@ type implicitProbe struct {
 func newImplicitProbe(k *Walk, gs []*graph.Graph, s *graphSample, r *rand.Rand, fit bool) *implicitProbe {
 	p := &implicitProbe{k: k, gs: gs, sample: s, r: r}
 	p.dirac = isDirac(k.Vertex) && isDirac(k.Edge)
-	for _, g := range gs {
-		if !p.dirac || fit {
-			break
-		}
-		p.dirac = fitsTripleKey(g)
+	if p.dirac && !fit {
+		p.dirac = !slices.ContainsFunc(gs, func(g *graph.Graph) bool { return !fitsTripleKey(g) })
 	}
 	return p
 }

@@ -1051,14 +1051,10 @@ func (k *GraphInvariant) Advise(ctx context.Context, gs []*graph.Graph, opt Advi
 	}
 	// Else their implicit price, a lower bound, is a floor the first
 	// sample's explicit probe may decide on alone (see
-	// adviseBySampling).
-	var floor estimate
-	if ok {
-		floor = impl
-	}
+	// adviseBySampling); it is zero, no floor, where they cannot price.
 	seq := *k
 	seq.Threads = 1
-	return adviseBySampling(ctx, &seq, gs, threadsOr(k.Threads), sizeWeights{graph: 1, pair: 1}, opt, floor, start)
+	return adviseBySampling(ctx, &seq, gs, threadsOr(k.Threads), sizeWeights{graph: 1, pair: 1}, opt, impl, start)
 }
 
 // Advise implements Advisor for the GraphHopper kernel by sampling (see

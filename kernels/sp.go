@@ -576,12 +576,9 @@ func newSPPathsDirac(g *graph.Graph, d []int32) spPaths {
 		d   uint16
 	}
 	var ps []path
-	packed := make([]uint64, 0, n*(n-1)/2)
-	for _, l := range g.Labels {
-		if uint32(l) >= 1<<spPackBits {
-			packed = nil
-			break
-		}
+	var packed []uint64
+	if !slices.ContainsFunc(g.Labels, func(l int32) bool { return uint32(l) >= 1<<spPackBits }) {
+		packed = make([]uint64, 0, n*(n-1)/2)
 	}
 	for u := 0; u < n; u++ {
 		for v := u + 1; v < n; v++ {
