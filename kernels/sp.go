@@ -3,7 +3,6 @@ package kernels
 import (
 	"context"
 	"fmt"
-	"iter"
 	"slices"
 	"time"
 
@@ -779,30 +778,20 @@ func (c *workCheck) add(ctx context.Context, n int) error {
 // spCheckWork).
 func spPairDirac(ctx context.Context, g, h *spPaths, rep *Report) (float64, error) {
 	var total, comparisons int64
-	a, b := 0, 0
-	for a < len(g.keys) && b < len(h.keys) {
-		switch ka, kb := g.keys[a], h.keys[b]; {
-		case ka < kb:
-			a++
-		case ka > kb:
-			b++
-		default:
-			dg := g.dist[g.start[a]:g.start[a+1]]
-			dh := h.dist[h.start[b]:h.start[b+1]]
-			if len(dg)*len(dh) >= spCheckWork {
-				if err := ctx.Err(); err != nil {
-					return 0, err
-				}
+	for a, b := range equalAt(g.keys, h.keys) {
+		dg := g.dist[g.start[a]:g.start[a+1]]
+		dh := h.dist[h.start[b]:h.start[b+1]]
+		if len(dg)*len(dh) >= spCheckWork {
+			if err := ctx.Err(); err != nil {
+				return 0, err
 			}
-			match := countEqual(dg, dh)
-			comparisons += int64(len(dg)) * int64(len(dh))
-			if ka>>32 == ka&(1<<32-1) {
-				total += 4 * match
-			} else {
-				total += 2 * match
-			}
-			a++
-			b++
+		}
+		match := countEqual(dg, dh)
+		comparisons += int64(len(dg)) * int64(len(dh))
+		if ka := g.keys[a]; ka>>32 == ka&(1<<32-1) {
+			total += 4 * match
+		} else {
+			total += 2 * match
 		}
 	}
 	rep.Comparisons += comparisons
@@ -864,7 +853,7 @@ func vertexKernelMatrix(buf []float64, vk VertexKernel, g, h *graph.Graph, pc pr
 // error if it ends first (see spCheckWork).
 func spPairGeneric(ctx context.Context, g, h *spPaths, kv []float64, ng, nh int, buf []float64, pc probeCheck, rep *Report) (float64, []float64, error) {
 	var total float64
-	for a, b := range sameLengths(g, h) {
+	for a, b := range equalAt(g.lens, h.lens) {
 		pg := int(g.start[a+1] - g.start[a])
 		ph := int(h.start[b+1] - h.start[b])
 		if pg*ph >= spCheckWork || pc.on() {
@@ -890,27 +879,6 @@ func spPairGeneric(ctx context.Context, g, h *spPaths, kv []float64, ng, nh int,
 		}
 	}
 	return total, buf, nil
-}
-
-// sameLengths yields the indices of the length groups of g and h, a of g's
-// and b of h's, whose paths have the same length, in increasing length.
-func sameLengths(g, h *spPaths) iter.Seq2[int, int] {
-	return func(yield func(int, int) bool) {
-		for a, b := 0, 0; a < len(g.lens) && b < len(h.lens); {
-			switch la, lb := g.lens[a], h.lens[b]; {
-			case la < lb:
-				a++
-			case la > lb:
-				b++
-			default:
-				if !yield(a, b) {
-					return
-				}
-				a++
-				b++
-			}
-		}
-	}
 }
 
 // spCompares reports whether spPairGeneric compares a length group's pg

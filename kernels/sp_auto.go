@@ -212,7 +212,7 @@ func spImplicitWork(gs []*graph.Graph) (vertexPairs, comparisons, steps float64)
 			g, h := &paths[i], &paths[j]
 			ng, nh := int64(gs[i].N()), int64(gs[j].N())
 			vertexPairs += float64(ng * nh)
-			for a, b := range sameLengths(g, h) {
+			for a, b := range equalAt(g.lens, h.lens) {
 				pg := int64(g.start[a+1] - g.start[a])
 				ph := int64(h.start[b+1] - h.start[b])
 				if spCompares(pg, ph, ng, nh) {

@@ -3,6 +3,7 @@ package kernels
 import (
 	"cmp"
 	"context"
+	"iter"
 	"math/bits"
 	"os"
 	"slices"
@@ -206,6 +207,29 @@ func (a *accumulator) flushUnsorted(ids []uint32, vals []float64) ([]uint32, []f
 	}
 	a.touched = t[:0]
 	return ids, vals
+}
+
+// equalAt yields the indices i of x and j of y where x[i] == y[j], in
+// increasing order, for x and y ascending without repeats: the merge of
+// two sorted lists that the kernels run on their label groups, path
+// lengths and keys.
+func equalAt[T cmp.Ordered](x, y []T) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i, j := 0, 0; i < len(x) && j < len(y); {
+			switch a, b := x[i], y[j]; {
+			case a < b:
+				i++
+			case a > b:
+				j++
+			default:
+				if !yield(i, j) {
+					return
+				}
+				i++
+				j++
+			}
+		}
+	}
 }
 
 // growDoubling returns s with room for n more elements, at least

@@ -638,3 +638,34 @@ func TestMapFirstMet(t *testing.T) {
 		}
 	}
 }
+
+// TestEqualAt checks the merge of two sorted lists against hand-found
+// matches, and that it stops where its consumer does.
+func TestEqualAt(t *testing.T) {
+	cases := []struct {
+		x, y []int32
+		want [][2]int // the index pairs of equal values
+	}{
+		{[]int32{1, 3, 5, 7}, []int32{0, 3, 4, 7, 9}, [][2]int{{1, 1}, {3, 3}}},
+		{[]int32{2}, []int32{2}, [][2]int{{0, 0}}},
+		{[]int32{1, 2}, []int32{3, 4}, nil},
+		{nil, []int32{1}, nil},
+	}
+	for _, c := range cases {
+		var got [][2]int
+		for i, j := range equalAt(c.x, c.y) {
+			got = append(got, [2]int{i, j})
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("equalAt(%v, %v) = %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
+	n := 0
+	for range equalAt([]int32{1, 2, 3}, []int32{1, 2, 3}) {
+		n++
+		break
+	}
+	if n != 1 {
+		t.Errorf("went on after a break: %d matches", n)
+	}
+}

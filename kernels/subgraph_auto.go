@@ -433,19 +433,10 @@ func assocCount(g, h *assocGraph, r *rand.Rand) assocCounts {
 	var groups []group
 	var cum []float64
 	var nv float64
-	for a, b := 0, 0; a < len(g.labels) && b < len(h.labels); {
-		switch la, lb := g.labels[a], h.labels[b]; {
-		case la < lb:
-			a++
-		case la > lb:
-			b++
-		default:
-			groups = append(groups, group{a, b})
-			nv += float64(g.start[a+1]-g.start[a]) * float64(h.start[b+1]-h.start[b])
-			cum = append(cum, nv)
-			a++
-			b++
-		}
+	for a, b := range equalAt(g.labels, h.labels) {
+		groups = append(groups, group{a, b})
+		nv += float64(g.start[a+1]-g.start[a]) * float64(h.start[b+1]-h.start[b])
+		cum = append(cum, nv)
 	}
 	var sum, pairs float64
 	visit := func(u, v int32) {

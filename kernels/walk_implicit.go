@@ -244,23 +244,13 @@ func (pw *pairWorkspace) productDirac(g, h *graph.Graph) {
 	nh := h.N()
 	pw.pu, pw.pv = pw.pu[:0], pw.pv[:0]
 	// Vertices: merge the sorted label lists.
-	a, b := 0, 0
-	for a < len(gi.labels) && b < len(hi.labels) {
-		switch la, lb := gi.labels[a], hi.labels[b]; {
-		case la < lb:
-			a++
-		case la > lb:
-			b++
-		default:
-			for _, u := range gi.verts[gi.start[a]:gi.start[a+1]] {
-				for _, v := range hi.verts[hi.start[b]:hi.start[b+1]] {
-					pw.idx[int(u)*nh+int(v)] = int32(len(pw.pu))
-					pw.pu = append(pw.pu, u)
-					pw.pv = append(pw.pv, v)
-				}
+	for a, b := range equalAt(gi.labels, hi.labels) {
+		for _, u := range gi.verts[gi.start[a]:gi.start[a+1]] {
+			for _, v := range hi.verts[hi.start[b]:hi.start[b+1]] {
+				pw.idx[int(u)*nh+int(v)] = int32(len(pw.pu))
+				pw.pu = append(pw.pu, u)
+				pw.pv = append(pw.pv, v)
 			}
-			a++
-			b++
 		}
 	}
 	// Edges: merge G's undirected edges with H's arcs by label triple.
