@@ -219,9 +219,9 @@ func (k *Walk) FeatureVectors(ctx context.Context, gs []*graph.Graph, rep *Repor
 		return nil, nil, err
 	}
 	features := 0
-	if threads := threadsOr(k.Threads); threads > 1 && b.dirac && !k.lengthWeights() {
-		// Integer counts: if they are small enough, the matrix does not
-		// depend on how the ids are numbered.
+	if threads := threadsOr(k.Threads); threads > 1 && b.dirac && !k.lengthWeights() && k.walksExact(gs) {
+		// Integer counts small enough that the matrix does not depend
+		// on how the ids are numbered.
 		vecs, features, err = b.parallelVectors(ctx, gs, threads)
 		if err != nil && !errors.Is(err, errInexact) {
 			return nil, nil, err

@@ -25,11 +25,19 @@ import (
 // CPU time than the sequential one, where the parallel map costs 30%.
 //
 // The vectors' ids are the last round's interner's, not the sequential
-// map's. So the pipeline is taken only where the vectors hold sequences
-// of full length alone, which have no weights (not Max), and only where
-// the walk counts are small enough that the dot products are exact in
-// any order (see exactCount). The matrix is then the sequential one to the
-// bit.
+// map's, but in the same order: the last round's interner meets the
+// sequences of full length graph by graph, in order, and within a graph
+// in the order the sequential map's last round meets them, as neither
+// round's order depends on the values of the ids (each vertex's prefixes
+// are in the order first met, its pairs of labels sorted by labels). So
+// the vectors, sorted by id, list their sequences in the same order as
+// the sequential map's, and each dot product sums the same terms in the
+// same order. The pipeline is taken only where the vectors hold sequences
+// of full length alone, which have no weights (not Max), and the matrix is
+// then the sequential one to the bit, whatever the walk counts. Its
+// switches to the private map and to the parallel map, whose ids are in
+// another order, are taken only where the walk counts are small enough
+// that the dot products are exact in any order (see exactCount).
 
 // pipeDepth is the number of graphs the mapper may hand over ahead of the
 // last round, and pipeBytes the most their per-vertex vectors may take
@@ -52,13 +60,19 @@ type handoff struct {
 
 // pipeable reports whether the graphs' map may be pipelined: a Dirac
 // kernel of fixed length at least 1 (see the comment at the top of this
-// file), and no graph with more walks than exactCount.
-func (k *Walk) pipeable(b *walkMapper, gs []*graph.Graph) bool {
-	if !b.dirac || k.Max || k.Length == 0 {
-		return false
-	}
+// file).
+func (k *Walk) pipeable(b *walkMapper) bool {
+	return b.dirac && !k.Max && k.Length > 0
+}
+
+// walksExact reports whether no graph of gs has more walks than
+// exactCount, the sum of its feature vector's values, so that the dot
+// products of the vectors are exact in any order, as the ids of a parallel
+// map need. It counts the walks only of the graphs whose walkBound exceeds
+// exactCount.
+func (k *Walk) walksExact(gs []*graph.Graph) bool {
 	for _, g := range gs {
-		if walkBound(g, k.Length) <= exactCount {
+		if k.Length > 0 && !k.Max && walkBound(g, k.Length) <= exactCount {
 			continue
 		}
 		if w, _ := k.walks(g); w > exactCount {
@@ -71,9 +85,9 @@ func (k *Walk) pipeable(b *walkMapper, gs []*graph.Graph) bool {
 // walkBound returns an upper bound of g's walks of length l ≥ 1: each of
 // its arcs starts at most Δ^(l−1) of them, for the largest degree Δ. It
 // takes a pass over the vertices, where counting the walks takes l passes
-// over the arcs and two arrays: counted, the check of pipeable took 92 µs
-// on MUTAG at length 3 and 0.66 ms on ENZYMES, 7–8% of the Gram matrix on
-// two threads, while the column workers waited for the first graph.
+// over the arcs and two arrays: counted, the check of walksExact took
+// 92 µs on MUTAG at length 3 and 0.66 ms on ENZYMES, 7–8% of the Gram
+// matrix on two threads, when it ran before the first graph's map.
 func walkBound(g *graph.Graph, l int) float64 {
 	var deg int32
 	for v := range g.N() {
@@ -85,9 +99,10 @@ func walkBound(g *graph.Graph, l int) float64 {
 // mapPiped maps the graphs in the pipeline, b running the rounds before
 // the last and the workers the last. After the first graphs, where how or
 // the prediction asks for it (see preferPrivate and preferSharedToPipe),
-// it maps the rest by the private map or in parallel instead, after
-// calling stop. It returns the sequences interned in all.
-func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.Graph, threads int, how overlapChoice, stop func() int) (int, error) {
+// and exact reports the walk counts exact in any order, it maps the rest
+// by the private map or in parallel instead, after calling stop. It
+// returns the sequences interned in all.
+func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.Graph, threads int, how overlapChoice, stop func() int, exact func() bool) (int, error) {
 	n := len(gs)
 	pm := &walkMapper{k: b.k, dirac: true, nVL: b.nVL}
 	o.mu.Lock()
@@ -107,7 +122,7 @@ func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.G
 	var firstTime time.Duration
 	chosen := n <= check
 	for i := 0; i < n; i++ {
-		if i == privateAt(how) && (how != chooseAuto || preferPrivate(b, i)) {
+		if i == privateAt(how) && (how != chooseAuto || preferPrivate(b, i)) && exact() {
 			return o.switchPrivate(ctx, b, pm, gs, threads, stop)
 		}
 		if !chosen && i >= check && o.published() >= check {
@@ -116,8 +131,8 @@ func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.G
 			if share < 1 {
 				o.useBlocks(check)
 			}
-			if how == choosePipeShared || how == chooseAuto &&
-				o.preferSharedToPipe(n, threads, firstTime, i, b.size(), share) {
+			if (how == choosePipeShared || how == chooseAuto &&
+				o.preferSharedToPipe(n, threads, firstTime, i, b.size(), share)) && exact() {
 				return o.switchShared(ctx, b, pm, gs, i, threads, stop)
 			}
 		}
@@ -272,7 +287,7 @@ func (o *overlapGram) switchShared(ctx context.Context, b, pm *walkMapper, gs []
 	}
 	shared := sharedInternerOf(&b.fast, &pm.fast)
 	if err := b.mapShared(ctx, gs[i:], o.vecs[i:], shared, threads); err != nil {
-		// errInexact cannot be: pipeable checked every graph's walks.
+		// errInexact cannot be: walksExact checked every graph's walks.
 		return 0, fmt.Errorf("parallel walk map after the pipeline: %w", err)
 	}
 	return shared.len(), nil

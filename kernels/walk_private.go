@@ -42,8 +42,8 @@ import (
 // does).
 //
 // The vectors' ids are the union's, not the sequential map's, and in no
-// order, so it is taken only where the pipeline is, where the dot
-// products are exact in any order.
+// order, so it is taken only where the pipeline is, and where the dot
+// products are exact in any order (see walksExact).
 type privateMap struct {
 	ws []privateWorker
 	// nnz is the non-zeros of the graphs mapped, and df[f] the graphs

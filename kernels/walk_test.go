@@ -474,6 +474,83 @@ func TestWalkThreadsLargeCounts(t *testing.T) {
 	}
 }
 
+// TestWalkThreadsInexactOrder checks that every way of mapping on more
+// threads gives the sequential matrix to the bit where the walk counts are
+// so large that the dot products round, and their sums depend on the
+// order of their terms: the pipeline numbers the sequences in the
+// sequential map's order, and the parallel and private maps, whose ids are
+// in another, are not taken even when asked for. Nearly complete graphs
+// of 16–21 vertices have up to 21·20^9 ≈ 10^13 walks of length 9, and
+// the test checks that some entry changes when its terms are summed in
+// reverse.
+func TestWalkThreadsInexactOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var gs []*graph.Graph
+	for i := range 12 {
+		n := 16 + i%6
+		labels := make([]int32, n)
+		for v := range labels {
+			labels[v] = int32(r.IntN(2))
+		}
+		var edges []graph.Edge
+		for u := range n {
+			for v := u + 1; v < n; v++ {
+				if r.Float64() < 0.9 {
+					edges = append(edges, graph.Edge{U: int32(u), V: int32(v)})
+				}
+			}
+		}
+		gs = append(gs, graph.MustBuild(labels, edges))
+	}
+	k := &Walk{Length: 9}
+	if k.walksExact(gs) {
+		t.Fatal("walk counts exact in any order")
+	}
+	ctx := context.Background()
+	want, err := k.explicitGramBy(ctx, gs, 1, &Report{}, chooseAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vecs, _, err := k.FeatureVectors(ctx, gs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reordered := 0
+	for i := range gs {
+		for j := i; j < len(gs); j++ {
+			x, y := vecs[i], vecs[j]
+			var sum float64
+			for a, b := len(x.IDs)-1, len(y.IDs)-1; a >= 0 && b >= 0; {
+				switch {
+				case x.IDs[a] > y.IDs[b]:
+					a--
+				case x.IDs[a] < y.IDs[b]:
+					b--
+				default:
+					sum += x.Vals[a] * y.Vals[b]
+					a, b = a-1, b-1
+				}
+			}
+			if sum != want.At(i, j) {
+				reordered++
+			}
+		}
+	}
+	if reordered == 0 {
+		t.Fatal("no entry depends on the order of its terms")
+	}
+	ways := []overlapChoice{chooseAuto, chooseOverlap, chooseShared, choosePipe, choosePipeShared, choosePrivate, choosePipePrivate}
+	for _, how := range ways {
+		for _, th := range []int{2, 3} {
+			got, err := k.explicitGramBy(WithCrew(ctx, NewCrew(DefaultLinger)), gs, th, &Report{}, how)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireEqual(t, fmt.Sprintf("way %d, threads=%d", how, th), want, got)
+		}
+	}
+}
+
 // TestSharedInterner checks that goroutines interning overlapping keys at
 // once get one id per key, distinct ids for distinct keys, dense up to a
 // block of ids per goroutine, and a count of the keys; and that one
@@ -601,9 +678,10 @@ func TestWalkExplicitGramOverlap(t *testing.T) {
 	}
 }
 
-// TestWalkPipeable checks which kernels and graphs the pipelined map
-// takes: those whose vectors hold only sequences of full length, without
-// weights, and whose walk counts keep the dot products exact.
+// TestWalkPipeable checks which kernels the pipelined map takes: those
+// whose vectors hold only sequences of full length, without weights,
+// whatever their walk counts; and which graphs' walk counts keep the dot
+// products exact in any order, as the parallel and private maps need.
 func TestWalkPipeable(t *testing.T) {
 	mutag := graphtest.Dataset(t, "MUTAG").Graphs
 	// The complete graph on 16 vertices has 16·15^7 ≈ 2.7·10^9 walks of
@@ -626,20 +704,25 @@ func TestWalkPipeable(t *testing.T) {
 	}
 	star := graph.MustBuild(make([]int32, 201), edges)
 	tests := []struct {
-		name string
-		k    Walk
-		gs   []*graph.Graph
-		want bool
+		name     string
+		k        Walk
+		gs       []*graph.Graph
+		pipeable bool
+		exact    bool
 	}{
-		{"l5", Walk{Length: 5}, mutag, true},
-		{"l1", Walk{Length: 1}, mutag, true},
-		{"l0", Walk{Length: 0}, mutag, false},
-		{"max", Walk{Length: 3, Max: true}, mutag, false},
-		{"generic", Walk{Length: 2, Vertex: genericDirac{}, Edge: genericDirac{}}, mutag, false},
-		{"large-counts", Walk{Length: 7}, append(mutag[:3:3], complete), false},
-		{"small-counts", Walk{Length: 7}, mutag[:3], true},
-		{"counted", Walk{Length: 4}, []*graph.Graph{star}, true},
-		{"counted-large", Walk{Length: 6}, []*graph.Graph{star}, false},
+		{"l5", Walk{Length: 5}, mutag, true, true},
+		{"l1", Walk{Length: 1}, mutag, true, true},
+		// Length 0 and Max count their walks without walkBound: at
+		// most 28 and 713 (up to length 3) in a graph of MUTAG,
+		// counted by Walk.walks.
+		{"l0", Walk{Length: 0}, mutag, false, true},
+		{"max", Walk{Length: 3, Max: true}, mutag, false, true},
+		{"generic", Walk{Length: 2, Vertex: genericDirac{}, Edge: genericDirac{}}, mutag, false, true},
+		{"large-counts", Walk{Length: 7}, append(mutag[:3:3], complete), true, false},
+		{"large-counts-max", Walk{Length: 7, Max: true}, []*graph.Graph{complete}, false, false},
+		{"small-counts", Walk{Length: 7}, mutag[:3], true, true},
+		{"counted", Walk{Length: 4}, []*graph.Graph{star}, true, true},
+		{"counted-large", Walk{Length: 6}, []*graph.Graph{star}, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -647,8 +730,11 @@ func TestWalkPipeable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := tt.k.pipeable(b, tt.gs); got != tt.want {
-				t.Errorf("pipeable = %v, want %v", got, tt.want)
+			if got := tt.k.pipeable(b); got != tt.pipeable {
+				t.Errorf("pipeable = %v, want %v", got, tt.pipeable)
+			}
+			if got := tt.k.walksExact(tt.gs); got != tt.exact {
+				t.Errorf("walksExact = %v, want %v", got, tt.exact)
 			}
 		})
 	}
