@@ -69,7 +69,7 @@ func (k *ShortestPath) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*
 		}
 		t := time.Now()
 		var err error
-		if gs, err = graph.ScaleAttributesOn(gs, graphParallel(ctx, threadsOr(k.Threads))); err != nil {
+		if gs, err = k.Attr.scale(ctx, gs, threadsOr(k.Threads)); err != nil {
 			return nil, nil, err
 		}
 		rep.TPrep = time.Since(t)

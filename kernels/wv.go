@@ -341,7 +341,7 @@ func (k *GraphInvariant) weights(ctx context.Context, gs []*graph.Graph, threads
 		prep := v.(*giPrep)
 		return prep.gs, newGIWeights(prep.cols), nil
 	}
-	gs, err := graph.ScaleAttributesOn(gs, graphParallel(ctx, threads))
+	gs, err := k.Attr.scale(ctx, gs, threads)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -836,7 +836,7 @@ func (k *GraphHopper) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*m
 	rep := &Report{Method: m}
 	t := time.Now()
 	threads := threadsOr(k.Threads)
-	gs, err := graph.ScaleAttributesOn(gs, graphParallel(ctx, threads))
+	gs, err := k.Attr.scale(ctx, gs, threads)
 	if err != nil {
 		return nil, nil, err
 	}
