@@ -1,5 +1,7 @@
 package graph
 
+import "fmt"
+
 // Stream is Refine one graph at a time, in order, for a consumer that works
 // on each graph as soon as its colours are known, beside the refinement of
 // the graphs after it. Colours are numbered in order of first appearance,
@@ -16,6 +18,9 @@ type Stream struct {
 	iters   []wlWorker // iters[i-1] numbers the signatures of iteration i
 	sigs    []sigList
 	next    int
+	// stepped[i-1] is the graphs refined in iteration i, which Step
+	// checks its order by.
+	stepped []int
 }
 
 // NewStream returns a Stream of h iterations over gs from start, with no
@@ -29,6 +34,7 @@ func NewStream(gs []*Graph, h int, start Start) *Stream {
 		s.colours[i] = r.alloc()
 	}
 	s.iters = make([]wlWorker, h)
+	s.stepped = make([]int, h)
 	s.sigs = make([]sigList, h)
 	for i := range s.iters {
 		// Sized for the average graph, and grown: the colours of the
@@ -54,19 +60,36 @@ func (s *Stream) Next() int {
 	if gi == len(s.gs) {
 		return -1
 	}
-	g := s.gs[gi]
 	for i := 1; i < len(s.colours); i++ {
-		wk := &s.iters[i-1]
-		p, out := s.colours[i-1][gi], s.colours[i][gi]
-		sig := wk.sig
-		for v := range out {
-			sig = appendSignature(sig[:0], g, p, v)
-			out[v] = wk.index.intern(&s.sigs[i-1], sig, hashUint64s(sig))
-		}
-		wk.sig = sig
+		s.Step(i, gi)
 	}
 	s.next++
 	return gi
+}
+
+// Step refines graph g in iteration i alone, 1 ≤ i ≤ h: Next's work split
+// by iteration, so that the iterations can run as the stages of a
+// pipeline. Each iteration takes the graphs in order, and graph g's step
+// in iteration i must follow its step in iteration i − 1 (iteration 0 is
+// the start). Steps of different iterations touch disjoint state, so they
+// may run at once on different goroutines, if each step happens after the
+// one it follows. A program that mixes Step and Next calls Next only
+// where every iteration has stepped through the same graphs. Step panics
+// on a graph out of order.
+func (s *Stream) Step(i, g int) {
+	if s.stepped[i-1] != g {
+		panic(fmt.Sprintf("graph: Stream.Step of graph %d in iteration %d, want graph %d", g, i, s.stepped[i-1]))
+	}
+	wk := &s.iters[i-1]
+	gr := s.gs[g]
+	p, out := s.colours[i-1][g], s.colours[i][g]
+	sig := wk.sig
+	for v := range out {
+		sig = appendSignature(sig[:0], gr, p, v)
+		out[v] = wk.index.intern(&s.sigs[i-1], sig, hashUint64s(sig))
+	}
+	wk.sig = sig
+	s.stepped[i-1]++
 }
 
 // Count returns the number of colours of iteration i ≥ 1 among the graphs

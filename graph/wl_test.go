@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -637,5 +638,58 @@ func TestStream(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestStreamStep checks that the iterations of a Stream, stepped as the
+// stages of a pipeline, one goroutine an iteration, each waiting for the
+// one before, give Refine's colours, and that a step out of order panics.
+func TestStreamStep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	gs := randomGraphs(rng, 200, 20, 6, 3, 2)
+	for _, h := range []int{1, 3, 8} {
+		want := Refine(gs, h, FromLabels)
+		s := NewStream(gs, h, FromLabels)
+		done := make([]atomic.Int64, h+1)
+		done[0].Store(int64(len(gs)))
+		var wg sync.WaitGroup
+		for i := 1; i <= h; i++ {
+			wg.Go(func() {
+				for g := range len(gs) {
+					for done[i-1].Load() <= int64(g) {
+						runtime.Gosched()
+					}
+					s.Step(i, g)
+					done[i].Store(int64(g + 1))
+				}
+			})
+		}
+		wg.Wait()
+		if !reflect.DeepEqual(s.Colours(), want) {
+			t.Errorf("h %d: pipelined colours differ from Refine", h)
+		}
+		for i := 1; i <= h; i++ {
+			if got, wantK := s.Count(i), slices.Max(slices.Concat(want[i]...))+1; got != int(wantK) {
+				t.Errorf("h %d: Count(%d) = %d, want %d", h, i, got, wantK)
+			}
+		}
+	}
+	s := NewStream(gs, 2, Uniform)
+	s.Step(1, 0)
+	for _, tc := range []struct {
+		name string
+		i, g int
+	}{
+		{"graph skipped", 1, 2},
+		{"graph again", 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			s.Step(tc.i, tc.g)
+		})
 	}
 }

@@ -115,8 +115,9 @@ func (s *stretch) work() {
 		if left == int64(s.n) {
 			// The first claim is one row, so that the next worker
 			// starts right behind it: GI's streamed refinement
-			// (giStream) falls to the first worker, and the others
-			// wait for their graphs' colours.
+			// (giStream) refines the graphs in order, and a worker
+			// whose first graph lay far ahead would refine up to it
+			// before summing any.
 			k = 1
 		}
 		i0 := s.next.Add(k) - k

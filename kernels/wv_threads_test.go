@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/gkbench/gkbench/graph"
@@ -241,8 +242,9 @@ func TestGHStreamSameVectors(t *testing.T) {
 
 // TestGIStreamLoad checks the waits of GI's streamed refinement: a graph's
 // weights load once it is refined, with Refine's colours; a worker that
-// waits while another refines stops when ctx is done, and so does the
-// refiner, keeping the graphs it refined.
+// waits while others run the stages it needs stops when ctx is done, and
+// so does one that runs a stage, keeping the graphs it refined; and the
+// stages run side by side, each in order.
 func TestGIStreamLoad(t *testing.T) {
 	gs := graphtest.Dataset(t, "MUTAG").Graphs
 	want := graph.Refine(gs, 3, graph.Uniform)
@@ -253,25 +255,60 @@ func TestGIStreamLoad(t *testing.T) {
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
 
-	// Another worker refines: the waiting one gives up.
-	w.refining.Lock()
+	// Other workers run every stage: the waiting one gives up.
+	for i := range w.stages {
+		w.stages[i].running.Lock()
+	}
 	if _, err := w.load(done, 0, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("waiting load: error %v, want %v", err, context.Canceled)
 	}
-	w.refining.Unlock()
-	// The refiner checks ctx before its first graph.
+	for i := range w.stages {
+		w.stages[i].running.Unlock()
+	}
+	// A worker that runs a stage checks ctx before its first graph.
 	if _, err := w.load(done, 0, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("refining load: error %v, want %v", err, context.Canceled)
 	}
-	if d := w.done.Load(); d != 0 {
+	if d := w.stages[0].done.Load(); d != 0 {
 		t.Errorf("%d graphs refined under a done ctx, want 0", d)
 	}
-	// Then it refines them all for the graph last asked for.
-	if _, err := w.load(context.Background(), len(gs)-1, nil); err != nil {
-		t.Fatal(err)
+	// With the first stage taken, the others wait for it.
+	w.stages[0].running.Lock()
+	if ran, err := w.advance(context.Background()); ran || err != nil {
+		t.Errorf("advance with the first stage taken: ran %v, error %v; want false, nil", ran, err)
 	}
-	if d := w.done.Load(); d != int64(len(gs)) {
-		t.Errorf("%d graphs refined, want %d", d, len(gs))
+	w.stages[0].running.Unlock()
+	// The latest stage that can run does, a batch at a time.
+	for range 3 {
+		if ran, err := w.advance(context.Background()); !ran || err != nil {
+			t.Fatalf("advance: ran %v, error %v; want true, nil", ran, err)
+		}
+	}
+	for i, d := range []int64{giBatch, giBatch, giBatch} {
+		if got := w.stages[i].done.Load(); got != d {
+			t.Errorf("stage %d: %d graphs refined, want %d", i+1, got, d)
+		}
+	}
+	// Then four workers refine them all for the graphs they ask for.
+	var wg sync.WaitGroup
+	for k := range 4 {
+		wg.Go(func() {
+			for g := k; g < len(gs); g += 4 {
+				if _, err := w.load(context.Background(), g, nil); err != nil {
+					t.Error(err)
+					return
+				}
+				if !w.refined(g) {
+					t.Errorf("graph %d loaded before it was refined", g)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i := range w.stages {
+		if d := w.stages[i].done.Load(); d != int64(len(gs)) {
+			t.Errorf("stage %d: %d graphs refined, want %d", i+1, d, len(gs))
+		}
 	}
 	if !reflect.DeepEqual(w.colours, want) {
 		t.Error("streamed colours differ from Refine's")
