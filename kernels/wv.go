@@ -615,6 +615,7 @@ func (w *ghWeights) weight(g, u, h, v int) float64 {
 	var s float64
 	for i, oa, ob := 0, 0, 0; i < d; i++ {
 		ra, rb := a[oa:oa+d-i], b[ob:ob+d-i]
+		rb = rb[:len(ra)] // no bounds check in the loop
 		for j, x := range ra {
 			s += x * rb[j]
 		}
