@@ -732,8 +732,10 @@ func gramBlockedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights [
 				if weights != nil {
 					x = weights[f] * x
 				}
-				for p := lo; p < hi; p++ {
-					row[graphs[p]] += x * vals[p]
+				gp, vp := graphs[lo:hi], vals[lo:hi]
+				vp = vp[:len(gp)] // no bounds check on vp in the loop
+				for k, j := range gp {
+					row[j] += x * vp[k]
 				}
 			}
 			if between != nil {
