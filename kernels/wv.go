@@ -262,6 +262,9 @@ func (k *GraphInvariant) Methods() []Method { return []Method{Explicit, Implicit
 type giWeights struct {
 	colours [][][]int32
 	offset  []int // offset[i] = k_0 + … + k_{i−1}, for i = 0..h+1
+	// byVertex[g] holds the colours of graph g's vertices, those of all
+	// iterations of a vertex side by side, for weight (see sideBySide).
+	byVertex [][]int32
 }
 
 func newGIWeights(colours [][][]int32) *giWeights {
@@ -278,10 +281,35 @@ func newGIWeights(colours [][][]int32) *giWeights {
 	return w
 }
 
+// sideBySide lays the colours out for weight, which the implicit method
+// calls for every pair of vertices: read through colours[i][g], each pair
+// loaded two slice headers an iteration, and GI's implicit matrix of
+// MUTAG took 40 ms on one thread, against 34 ms side by side. The
+// explicit maps read the colours a vertex at a time, and do without.
+func (w *giWeights) sideBySide() {
+	it := len(w.colours)
+	w.byVertex = make([][]int32, len(w.colours[0]))
+	for g := range w.byVertex {
+		b := make([]int32, len(w.colours[0][g])*it)
+		for i, c := range w.colours {
+			for u, x := range c[g] {
+				b[u*it+i] = x
+			}
+		}
+		w.byVertex[g] = b
+	}
+}
+
+// weight counts the iterations in which u and v have one colour, once
+// sideBySide has laid them out.
 func (w *giWeights) weight(g, u, h, v int) float64 {
+	it := len(w.colours)
+	a := w.byVertex[g][u*it : (u+1)*it]
+	b := w.byVertex[h][v*it : (v+1)*it]
+	b = b[:len(a)]
 	s := 0
-	for _, c := range w.colours {
-		if c[g][u] == c[h][v] {
+	for i, x := range a {
+		if x == b[i] {
 			s++
 		}
 	}
@@ -324,6 +352,9 @@ func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) 
 	gs, w, err := k.weights(ctx, gs, threads, ahead != nil, t)
 	if err != nil {
 		return nil, nil, err
+	}
+	if gw, ok := w.(*giWeights); ok && m == Implicit {
+		gw.sideBySide()
 	}
 	rep.TPrep = time.Since(t)
 	K, err := gramWV(ctx, "gi", gs, m, w, &k.Attr, threads, ahead, rep)
