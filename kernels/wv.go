@@ -285,10 +285,10 @@ func newGIWeights(colours [][][]int32) *giWeights {
 }
 
 // sideBySide lays the colours out for weight, which the implicit method
-// (gramWV) calls for every pair of vertices: read through colours[i][g], each pair
-// loaded two slice headers an iteration, and GI's implicit matrix of
-// MUTAG took 40 ms on one thread, against 34 ms side by side. The
-// explicit maps read the colours a vertex at a time, and do without.
+// (gramWV) calls for every pair of vertices: read through colours[i][g],
+// each pair loaded two slice headers an iteration, and GI's implicit
+// matrix of MUTAG took 40 ms on one thread, against 34 ms side by side.
+// The explicit maps read the colours a vertex at a time, and do without.
 func (w *giWeights) sideBySide() {
 	it := len(w.colours)
 	w.byVertex = make([][]int32, len(w.colours[0]))
