@@ -340,9 +340,8 @@ func (o *overlapGram) halt() int {
 // pipeline numbers the sequences in the sequential map's order (see
 // walk_pipe.go), and the parallel and private maps are taken only for
 // integer counts small enough that the dot products do not depend on the
-// ids' order. Its
-// Report's TPhi is the wall time until the last vector, with the dot
-// products done meanwhile, and TDot the rest.
+// ids' order. Its Report's TPhi is the wall time until the last vector,
+// with the dot products done meanwhile, and TDot the rest.
 func (k *Walk) explicitGram(ctx context.Context, gs []*graph.Graph, threads int, rep *Report) (*mat.SymDense, error) {
 	return k.explicitGramBy(ctx, gs, threads, rep, chooseAuto)
 }
