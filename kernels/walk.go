@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -221,9 +220,10 @@ func (k *Walk) FeatureVectors(ctx context.Context, gs []*graph.Graph, rep *Repor
 	features := 0
 	if threads := threadsOr(k.Threads); threads > 1 && b.dirac && !k.lengthWeights() && k.walksExact(gs) {
 		// Integer counts small enough that the matrix does not depend
-		// on how the ids are numbered.
+		// on how the ids are numbered; walksExact counted the walks that
+		// parallelVectors checks, so it does not refuse them.
 		vecs, features, err = b.parallelVectors(ctx, gs, threads)
-		if err != nil && !errors.Is(err, errInexact) {
+		if err != nil {
 			return nil, nil, err
 		}
 	}

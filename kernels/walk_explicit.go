@@ -176,8 +176,8 @@ func (b *walkMapper) internFast(key uint64, length int) uint32 {
 // counts only (no weights), and only where they are small enough that
 // every sum of the dot products is exact (see exactCount), so that the
 // matrix does not depend on how ids are numbered: if a graph has more
-// walks, it returns errInexact, and the caller maps the graphs again, in
-// sequence.
+// walks, it returns errInexact. Callers check first (see walksExact), or
+// map the graphs again, in sequence.
 //
 // A chunked map with deterministic ids, each chunk's interner merged into
 // one after the fact, did about twice the work of the sequential map: the
