@@ -579,25 +579,29 @@ type postingScratch struct {
 	// feature was placed, for the graphs c0 ≤ j < c1 of the block.
 	self []int32
 	offs []int32
-	// counts holds the cursors of the parts of a parallel build but the
-	// last, whose are pos (see build).
-	counts [][]int32
 }
 
 // parallelBuildMin is the number of postings from which build splits the
-// counting sort over threads. Built by one thread, the posting lists of
-// the columns left after the overlap of MUTAG at walk length 9, 320k
-// postings, took 2.7–3.1 ms, in which the other thread waited.
-const parallelBuildMin = 1 << 15
+// counting sort over threads. MUTAG's 532k postings at walk length 9 took
+// 1.73 ms on one thread and 1.29 ms on two, but its 126k at length 7 took
+// 0.37 ms on one and 0.44 ms on two (medians of 100, interleaved), where
+// the threads' passes over every vector's bounds cost more than they share.
+const parallelBuildMin = 1 << 18
 
-// build transposes the vectors of graphs c0 ≤ j < c1, whose ids are below
-// top, into posting lists by a counting sort by feature: the postings of
-// feature f are then graphs[pos[f−1]:pos[f]] and vals[...], with 0 for
-// pos[−1], sorted by graph. On threads > 1, each of as many parts of the
-// columns, split at equal postings, is counted and placed by a thread of
-// its own, into the part of f's list after the earlier parts', so that the
-// lists are the same for any number of threads. graphs and vals must hold
-// the block's postings: gramBlockedInto sizes them for its longest block.
+// build transposes the vectors of graphs c0 ≤ j < c1, whose ids are
+// sorted and below top, into posting lists by a counting sort by feature:
+// the postings of feature f are then graphs[pos[f−1]:pos[f]] and
+// vals[...], with 0 for pos[−1], sorted by graph. On threads > 1, each of
+// as many ranges of the features, split at about equal postings, is
+// counted and placed by a thread of its own, into a part of the arrays of
+// its own. The lists are the same for any number of threads.
+//
+// Split by graphs instead, each thread placing its graphs' postings of f
+// after the earlier threads', the threads wrote the same cache lines
+// wherever a list is short, and two threads took 2.5 ms for the 532k
+// postings of MUTAG at walk length 9, where one took 1.9 ms.
+// graphs, vals and self must hold the block's postings: gramBlockedInto
+// sizes them for its longest block.
 func (sc *postingScratch) build(ctx context.Context, vecs []Vec, c0, c1, top, threads int) error {
 	size := 0
 	sc.offs = append(sc.offs[:0], 0)
@@ -607,28 +611,17 @@ func (sc *postingScratch) build(ctx context.Context, vecs []Vec, c0, c1, top, th
 	}
 	parts := 1
 	if size >= parallelBuildMin {
-		parts = max(1, min(threads, c1-c0))
+		parts = max(1, min(threads, top))
 	}
-	// cuts[r] is the first graph of part r, and cursor(r) its counts.
-	cuts := make([]int, parts+1)
-	cuts[0], cuts[parts] = c0, c1
-	for r, j, sum := 1, c0, 0; r < parts; r++ {
-		for ; j < c1 && sum < r*size/parts; j++ {
-			sum += vecs[j].Len()
+	cuts := featureCuts(vecs[c0:c1], top, parts, size)
+	pos := sc.pos[:top]
+	// first returns the index of v's first id of part r.
+	first := func(v Vec, r int) int {
+		if r == 0 {
+			return 0
 		}
-		cuts[r] = j
-	}
-	for len(sc.counts) < parts-1 {
-		sc.counts = append(sc.counts, nil)
-	}
-	cursor := func(r int) []int32 {
-		if r == parts-1 {
-			return sc.pos[:top]
-		}
-		if len(sc.counts[r]) < top {
-			sc.counts[r] = make([]int32, top+top/4)
-		}
-		return sc.counts[r][:top]
+		t, _ := slices.BinarySearch(v.IDs, uint32(cuts[r]))
+		return t
 	}
 	each := func(fn func(r int)) error {
 		return forRows(ctx, parts, parts, func(_, r int) error {
@@ -636,53 +629,101 @@ func (sc *postingScratch) build(ctx context.Context, vecs []Vec, c0, c1, top, th
 			return nil
 		})
 	}
+	// Count each part's postings of each feature, and set pos[f] to
+	// where f's start within the part's.
+	totals := make([]int32, parts+1)
 	if err := each(func(r int) {
-		c := cursor(r)
-		clear(c)
-		for _, v := range vecs[cuts[r]:cuts[r+1]] {
-			for _, f := range v.IDs {
-				c[f]++
+		lo, hi := cuts[r], cuts[r+1]
+		clear(pos[lo:hi])
+		for _, v := range vecs[c0:c1] {
+			for _, f := range v.IDs[first(v, r):] {
+				if int(f) >= hi {
+					break
+				}
+				pos[f]++
 			}
 		}
+		var sum int32
+		for f := lo; f < hi; f++ {
+			d := pos[f]
+			pos[f] = sum
+			sum += d
+		}
+		totals[r+1] = sum
 	}); err != nil {
 		return err
 	}
-	// The prefix sum: part r's postings of f start after those of the
-	// features below f and of the parts before r.
-	var sum int32
-	if parts == 1 {
-		for f, d := range sc.pos[:top] {
-			sc.pos[f] = sum
-			sum += d
-		}
-	} else {
-		cs := make([][]int32, parts)
-		for r := range cs {
-			cs[r] = cursor(r)
-		}
-		for f := range top {
-			for _, c := range cs {
-				d := c[f]
-				c[f] = sum
-				sum += d
+	for r := range parts {
+		totals[r+1] += totals[r]
+	}
+	// The fill advances pos[f] to the end of f's postings.
+	return each(func(r int) {
+		lo, hi := cuts[r], cuts[r+1]
+		if base := totals[r]; base > 0 {
+			for f := lo; f < hi; f++ {
+				pos[f] += base
 			}
 		}
-	}
-	// The fill advances each cursor to the end of its part's postings of
-	// f, which for the last part is the end of f's.
-	return each(func(r int) {
-		c := cursor(r)
-		for j := cuts[r]; j < cuts[r+1]; j++ {
+		graphs, vals := sc.graphs, sc.vals
+		for j := c0; j < c1; j++ {
 			v := vecs[j]
 			self := sc.self[sc.offs[j-c0]:sc.offs[j-c0+1]]
-			for t, f := range v.IDs {
-				sc.graphs[c[f]] = int32(j)
-				sc.vals[c[f]] = v.Vals[t]
-				self[t] = c[f]
-				c[f]++
+			self = self[:len(v.IDs)]
+			vv := v.Vals[:len(v.IDs)]
+			for t := first(v, r); t < len(v.IDs); t++ {
+				f := v.IDs[t]
+				if int(f) >= hi {
+					break
+				}
+				p := pos[f]
+				graphs[p] = int32(j)
+				vals[p] = vv[t]
+				self[t] = p
+				pos[f] = p + 1
 			}
 		}
 	})
+}
+
+// featureCuts splits the ids below top of vecs, which hold size non-zeros,
+// into parts ranges of about equal non-zeros: range r is cuts[r] ≤ f <
+// cuts[r+1]. It weighs the ids at eight evenly spaced places of each
+// vector, rather than counting all.
+func featureCuts(vecs []Vec, top, parts, size int) []int {
+	cuts := make([]int, parts+1)
+	cuts[parts] = top
+	if parts == 1 {
+		return cuts
+	}
+	type sample struct {
+		id uint32
+		w  float64
+	}
+	var samples []sample
+	for _, v := range vecs {
+		k := min(v.Len(), 8)
+		for q := range k {
+			samples = append(samples, sample{v.IDs[(2*q+1)*v.Len()/(2*k)], float64(v.Len()) / float64(k)})
+		}
+	}
+	slices.SortFunc(samples, func(a, b sample) int { return cmp.Compare(a.id, b.id) })
+	var sum float64
+	r := 1
+	for _, x := range samples {
+		sum += x.w
+		for r < parts && sum >= float64(r*size)/float64(parts) {
+			cuts[r] = int(x.id) + 1
+			r++
+		}
+	}
+	for ; r < parts; r++ {
+		cuts[r] = top
+	}
+	// Monotone, within [0, top].
+	for r := 1; r < parts; r++ {
+		cuts[r] = min(max(cuts[r], cuts[r-1]), top)
+	}
+	return cuts
 }
 
 // gramBlockedInto fills the columns j ≥ from of K, which must be zero, as

@@ -47,7 +47,7 @@ func TestGramSchemesAgree(t *testing.T) {
 		p      float64
 	}{
 		{"small", 40, 300, 0.1},
-		{"large", 60, 12000, 0.35},
+		{"large", 60, 100000, 0.35},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(13, 14))

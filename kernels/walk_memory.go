@@ -199,10 +199,9 @@ func sampleFeatures(vecs []Vec) (distinct, once float64) {
 
 // dotBytes returns the data live while gramFromVecs multiplies nnz
 // non-zeros with dim ids on threads: the vectors, the document
-// frequencies (reused as the posting lists' index), the posting lists of
-// one block and, on threads > 1, the cursors of the parallel build's other
-// parts (see postingScratch.build), an index each; or, for merge joins, a
-// dense array of 8 bytes an id per thread (see gramMergeInto).
+// frequencies (reused as the posting lists' index) and the posting lists
+// of one block; or, for merge joins, a dense array of 8 bytes an id per
+// thread (see gramMergeInto).
 func dotBytes(vecs, nnz, dim float64, threads int) float64 {
 	return vecs + 8*dim*float64(max(threads, 1)) + min(gramBlockBytes, postingBytes*nnz)
 }
