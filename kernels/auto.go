@@ -220,7 +220,11 @@ const (
 // method in cells of the walk grid where the explicit one was three times
 // faster. The dot products' constants, of gathered products and of merge
 // joins, come from the middle of three calibrations after gramMergeInto
-// began to gather.
+// began to gather. Those of the posting lists were scaled by the middle of
+// three calibrations of 230d5f2 over three of e5868a0, interleaved, when
+// the lists' row loop lost its spills and searches and their build split
+// the features: per product 1.54 → 0.663 ns, per posting 7.70 → 6.06,
+// per pair 2.21 → 0.721 (0.58–3.06 in the three).
 func WalkCostDefaults() Costs {
 	return Costs{
 		costImplicitPair:          391,
@@ -240,9 +244,9 @@ func WalkCostDefaults() Costs {
 		costExplicitMergeStep:     1.56,
 		costExplicitMergeTurn:     2.86,
 		costExplicitMergePair:     8.88,
-		costExplicitProduct:       2.67,
-		costExplicitPosting:       13.4,
-		costExplicitPostingPair:   2.21,
+		costExplicitProduct:       1.15,
+		costExplicitPosting:       10.5,
+		costExplicitPostingPair:   0.721,
 	}
 }
 

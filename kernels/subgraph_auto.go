@@ -45,13 +45,15 @@ const (
 // the fastest of three runs; the middle of repeated calibrations) on the
 // shared 2-core AMD EPYC machine the defaults were set on. The merge step
 // was measured again, 0.47–0.48 ns in three calibrations against 1.4
-// before, when gramMergeInto began to gather its products.
+// before, when gramMergeInto began to gather its products. The posting
+// was scaled by 1.96/4.40, the middle of three calibrations of 230d5f2
+// over three of e5868a0, when the posting lists got cheaper.
 func CSMCostDefaults() Costs {
 	return Costs{
 		costCSMWedge:      62,
 		costCSMNonzero:    260,
 		costCSMMergeStep:  0.47,
-		costCSMPosting:    8,
+		costCSMPosting:    3.6,
 		costCSMPostingNNZ: 6.5,
 		costCSMIndex:      22,
 		costCSMPair:       330,
