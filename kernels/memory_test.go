@@ -89,8 +89,12 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 		// non-zeros as distinct, while binning on ENZYMES merges most
 		// of them: 8.6× on 150 graphs and 13.5× on all at P = 4. The
 		// dot products' bytes count one block of posting lists, 16
-		// bytes a non-zero, whichever scheme runs: SP on NCI1 takes
-		// merge joins, which build none (5.1×).
+		// bytes a non-zero, whichever scheme runs. SP on NCI1 takes
+		// merge joins, which build none, but by 1.5% of mergeCheaper's
+		// steps (1.38·10⁹ against 1.40·10⁹), closer than a sample can
+		// tell (its estimates: 19% more non-zeros, 11% fewer
+		// products), so the posting lists must be counted: 2 (the
+		// headroom) × 1.19 × 2.1 (the lists) = 5.0×.
 		factor int64
 		k      interface {
 			Kernel
