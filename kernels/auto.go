@@ -267,7 +267,18 @@ func (m costModel) ns(name string) float64 { return m.costs.Get(name, m.defaults
 // walkModel is the walk kernel's cost model.
 type walkModel struct{ costModel }
 
-func newWalkModel(c Costs) walkModel { return walkModel{costModel{c, WalkCostDefaults()}} }
+func newWalkModel(c Costs) walkModel { return walkModel{costModel{c, walkDefaults}} }
+
+// walkDefaults, giDefaults and spDefaults are the advisors' default
+// constants, built once for their models, which only read them. Built for
+// every advice, the walk kernel's map took 2.7 µs of the 38 µs of advice
+// on 200 graphs of p_V 0 at length 3 with cold caches (medians of 300,
+// each after a pass through 64 MiB), whose explicit run takes 0.5 ms.
+var (
+	walkDefaults = WalkCostDefaults()
+	giDefaults   = GICostDefaults()
+	spDefaults   = SPCostDefaults()
+)
 
 // estimate is a method's predicted time by the cost model.
 type estimate struct {
@@ -395,8 +406,6 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 	seq := *k
 	seq.Threads = 1
 	model := newWalkModel(opt.Costs)
-	r := rand.New(rand.NewPCG(opt.Seed, 0x6164766963650001)) // "advice"
-	sample := newGraphSample(r, n)
 
 	// Where the labels bound the explicit method settled below the
 	// implicit one, no map is needed to decide, and where they bound it
@@ -425,6 +434,10 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 			return advice(bound, least, false), nil
 		}
 	}
+	// The sample's permutation of all graphs is drawn only where the
+	// labels did not decide: it took 1.9 µs of the 38 above.
+	r := rand.New(rand.NewPCG(opt.Seed, 0x6164766963650001)) // "advice"
+	sample := newGraphSample(r, n)
 	ip := newImplicitProbe(&seq, gs, sample, r, counted)
 	if err := ip.grow(ctx, minProbeGraphs); err != nil {
 		return nil, err

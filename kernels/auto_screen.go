@@ -145,7 +145,7 @@ func (k *GraphInvariant) screen(gs []*graph.Graph, costs Costs) (expl, impl esti
 	if !ok {
 		return estimate{}, estimate{}, false
 	}
-	m := costModel{costs, GICostDefaults()}
+	m := costModel{costs, giDefaults}
 	expl = newEstimate(c.explicitTerms(m, newWalkModel(costs), k.H, p),
 		fmt.Sprintf("from counts without a sample: %.0f keys, the dot products as if each were a non-zero in every graph", c.keys(k.H, p)))
 	why := fmt.Sprintf("at least, from counts without a sample: %.0f vertex pairs", c.vertexPairs)
@@ -211,7 +211,7 @@ func (k *GraphInvariant) CalibrateQuick(ctx context.Context) (Costs, error) {
 func calibrateGI(ctx context.Context, d giDesign) (Costs, error) {
 	var impl, expl fitRows
 	r := rand.New(rand.NewPCG(1, 0x6769)) // "gi"
-	m := costModel{Costs{}, GICostDefaults()}
+	m := costModel{Costs{}, giDefaults}
 	// implicit and explicit time k on gs and add a row of the counts c.
 	implicit := func(k *GraphInvariant, gs []*graph.Graph, c giCounts) error {
 		t, err := timePhases(ctx, k, gs, Implicit, d.reps)

@@ -108,7 +108,7 @@ func (k *ShortestPath) floor(gs []*graph.Graph, costs Costs) (estimate, bool) {
 	if _, err := attrDim(gs); err != nil {
 		return estimate{}, false
 	}
-	m := costModel{costs, SPCostDefaults()}
+	m := costModel{costs, spDefaults}
 	return newEstimate(spSizesOf(gs).floorTerms(m), "at least, from counts without a sample: the vertex pairs with one attribute and the edges' comparisons"), true
 }
 
