@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gkbench/gkbench/graph"
 	"github.com/gkbench/gkbench/graph/graphtest"
 )
 
@@ -84,11 +85,12 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 		name string
 		data string
 		n    int // 0 for all graphs
-		// factor bounds estimate/measured; 0 means memoryFactor. The
-		// closed form of SP with attributes counts every pair's P²
-		// non-zeros as distinct, while binning on ENZYMES merges most
-		// of them: 8.6× on 150 graphs and 13.5× on all at P = 4. The
-		// dot products' bytes count one block of posting lists, 16
+		// factor bounds estimate/measured; 0 means memoryFactor. SP
+		// with attributes bounds its non-zeros graph by graph (see
+		// ShortestPath.attrBound), each distinct, and on ENZYMES's 18
+		// dimensions most of a graph's P² products a pair are distinct
+		// keys of their own, which recur in other graphs: 3.5× on 150
+		// graphs and 4.6× on all at P = 4. The dot products' bytes count one block of posting lists, 16
 		// bytes a non-zero, whichever scheme runs. SP on NCI1 takes
 		// merge joins, which build none, but by 1.5% of mergeCheaper's
 		// steps (1.38·10⁹ against 1.40·10⁹), closer than a sample can
@@ -111,8 +113,13 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 		{"walk-l8", "NCI1", 0, 0, &Walk{Length: 8}},
 		{"sp", "NCI1", 0, 6, &ShortestPath{}},
 		{"sp-threads2", "NCI1", 0, 6, &ShortestPath{Threads: 2}},
-		{"sp-hat", "ENZYMES", 150, 20, &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 4, Seed: 1}}},
-		{"sp-hat", "ENZYMES", 0, 20, &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 4, Seed: 1}}},
+		{"sp-hat", "ENZYMES", 150, 6, &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 4, Seed: 1}}},
+		{"sp-hat", "ENZYMES", 0, 6, &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 4, Seed: 1}}},
+		// Attributes of one dimension fall into few bins, whose keys
+		// the closed form overcounts 1300× and 140× here.
+		{"sp-hat-p16", "SYNTHETICnew", 60, 0, &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 16, Seed: 1}}},
+		{"sp-hat-p16", "PROTEINS", 60, 0, &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 16, Seed: 1}}},
+		{"sp-hat", "Synthie", 60, 0, &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 4, Seed: 1}}},
 	}
 	for _, tt := range tests {
 		name := fmt.Sprintf("%s-%d/%s", tt.data, tt.n, tt.name)
@@ -194,5 +201,94 @@ func TestWalkEstimateBytesLimit(t *testing.T) {
 				t.Errorf("estimate within limit %d is %d, below the unbounded %d", tt.limit, got, full)
 			}
 		})
+	}
+}
+
+// TestSPAttrBound checks the bound of SP's non-zeros with attributes
+// against hand counts, and that it holds the map's non-zeros.
+func TestSPAttrBound(t *testing.T) {
+	path := []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}}
+	tests := []struct {
+		name  string
+		attrs []float64
+		edges []graph.Edge
+		p     int
+		want  float64
+	}{
+		// Three equal attributes on a path: every vertex has the same
+		// P = 2 features, so F = 2. Length 1: 4 ordered pairs × 2² =
+		// 16 products, at most F² = 4 keys; length 2: 2 × 4 = 8, at
+		// most 4. The map makes exactly those 4 + 4.
+		{"equal", []float64{0.5, 0.5, 0.5}, path, 2, 8},
+		// The same with one iteration: F = 1, one key a length.
+		{"equal-p1", []float64{0.5, 0.5, 0.5}, path, 1, 2},
+		// A vertex apart: its pairs have no path and make no key. The
+		// edge's 2 ordered pairs at length 1, P² = 1 product each,
+		// F = 1: one key.
+		{"isolated", []float64{0.5, 0.5, 0.5}, []graph.Edge{{U: 0, V: 1}}, 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := attrGraph(t, []int32{0, 0, 0}, tt.edges, tt.attrs, 1)
+			k := &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: tt.p, Seed: 1}}
+			b, err := k.attrBound([]*graph.Graph{g})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.nnz != tt.want {
+				t.Errorf("bound %v non-zeros, want %v", b.nnz, tt.want)
+			}
+			_, rep, err := k.Gram(context.Background(), []*graph.Graph{g}, Explicit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if float64(rep.FeatureNNZ) > b.nnz {
+				t.Errorf("the map made %d non-zeros, over the bound %v", rep.FeatureNNZ, b.nnz)
+			}
+		})
+	}
+	// On real subsets the bound holds the map's non-zeros.
+	for _, data := range []string{"SYNTHETICnew", "ENZYMES"} {
+		ds := graphtest.Dataset(t, data)
+		sub, err := ds.RandomSubset(30, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 4, Seed: 1}}
+		b, err := k.attrBound(sub.Graphs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rep, err := k.Gram(context.Background(), sub.Graphs, Explicit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if float64(rep.FeatureNNZ) > b.nnz {
+			t.Errorf("%s: the map made %d non-zeros, over the bound %v", data, rep.FeatureNNZ, b.nnz)
+		}
+	}
+}
+
+// TestSPAttrEstimateLimit checks that a limit changes only how much of
+// SP's estimate with attributes is computed, not on which side of the
+// limit it falls: the closed form, taken within the limit, is never below
+// the bound.
+func TestSPAttrEstimateLimit(t *testing.T) {
+	ds := graphtest.Dataset(t, "SYNTHETICnew")
+	sub, err := ds.RandomSubset(30, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 16, Seed: 1}}
+	full := k.EstimateBytes(sub.Graphs, Explicit, 0)
+	closed := k.EstimateBytes(sub.Graphs, Explicit, 1<<62)
+	if full >= closed {
+		t.Fatalf("bound %d bytes, closed form %d: want the bound below", full, closed)
+	}
+	for _, limit := range []int64{full / 2, full, (full + closed) / 2, closed, 2 * closed} {
+		got := k.EstimateBytes(sub.Graphs, Explicit, limit)
+		if (got > limit) != (full > limit) {
+			t.Errorf("limit %d: estimate %d, without a limit %d: on different sides", limit, got, full)
+		}
 	}
 }

@@ -947,38 +947,95 @@ func spGroupByRows(g, h *spPaths, a, b int, kv []float64, ng, nh int, buf []floa
 // charges a non-zero.
 const spAttrBytes = 52
 
+// spAttrBound bounds what the explicit map of SP with attributes makes:
+// its non-zeros and a graph's most; the bytes of the vertices' features
+// and scaled attributes; and the most slots of spScratch.vector's dense
+// table that a graph takes.
+type spAttrBound struct {
+	nnz, maxNNZ        float64
+	vertexBytes, table float64
+}
+
+// attrBound bounds the explicit map of gs under k's attribute kernel,
+// graph by graph. A path of length d from u to v makes the keys (a, b, d)
+// of u's features a and v's b, so a graph has at most Σ|f_u|·|f_v| keys of
+// length d over its paths of that length, and at most F² for the F
+// distinct features of its vertices. The closed form counts the first
+// alone, P² a pair. Where attributes have few dimensions, as on
+// SYNTHETICnew and PROTEINS, a graph's vertices fall into few bins and F²
+// is the smaller by far: on 60 graphs of SYNTHETICnew at P = 16 the
+// closed form is 7.4 GiB, where the map's heap peaks at 6 MiB. On 60
+// graphs of each attributed set at P = 1 and 4 the bound was 1.1–2.2
+// times the map's non-zeros. It costs a pass over every graph's vertex
+// features and distances, far less than the P² products of the map: 1–26
+// ms on 60 to 600 graphs.
+func (k *ShortestPath) attrBound(gs []*graph.Graph) (spAttrBound, error) {
+	var b spAttrBound
+	gs, err := k.Attr.scale(context.Background(), gs, 1)
+	if err != nil {
+		return b, err
+	}
+	dim, err := attrDim(gs)
+	if err != nil {
+		return b, err
+	}
+	vm, err := k.Attr.featureMap(dim)
+	if err != nil {
+		return b, err
+	}
+	var (
+		fs   spFeatures
+		dist []int32
+		perD []float64
+	)
+	local := make(map[uint64]bool) // a graph's distinct vertex features
+	for _, g := range gs {
+		n := g.N()
+		fs.f, fs.off = fs.f[:0], fs.off[:0]
+		fs.add(vm, g)
+		b.vertexBytes += float64(len(fs.f))*16 + float64(n*dim)*8
+		clear(local)
+		for _, a := range fs.f {
+			local[a.ID] = true
+		}
+		nf := float64(len(local))
+		dist = graph.DistancesInto(dist, g)
+		perD = perD[:0]
+		for u := range n {
+			cu := float64(fs.off[u+1] - fs.off[u])
+			for v, d := range dist[u*n : (u+1)*n] {
+				if d <= 0 {
+					continue
+				}
+				for int(d) >= len(perD) {
+					perD = append(perD, 0)
+				}
+				perD[d] += cu * float64(fs.off[v+1]-fs.off[v])
+			}
+		}
+		var keys float64
+		for _, x := range perD {
+			keys += min(x, nf*nf)
+		}
+		b.nnz += keys
+		b.maxNNZ = max(b.maxNNZ, keys)
+		b.table = max(b.table, min(spDenseSlots, nf*nf*float64(len(perD))))
+	}
+	return b, nil
+}
+
 // EstimateBytes implements MemoryEstimator for the explicit method; the
 // implicit one holds the paths of two graphs at a time, which is small.
-// With attributes it is a closed-form bound; on labels, as
-// Walk.EstimateBytes does, it maps a sample of the graphs and scales
-// what it produces to all graphs, here by their ordered pairs of
-// vertices.
-//
-// The estimate is gcHeadroom times the larger of the data live while the
-// vectors are computed (the vectors, the interner, the accumulator, the
-// scaled attributes and one graph's distances and vertex features) and
-// while they are multiplied (see dotBytes).
-func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64 {
+// With attributes it is a bound, counted graph by graph where the closed
+// form exceeds limit (see below). On labels, as Walk.EstimateBytes does,
+// it maps a sample of the graphs and scales what it produces to all
+// graphs, here by their ordered pairs of vertices, and the estimate is
+// gcHeadroom times the larger of the data live while the vectors are
+// computed (the vectors, the interner, the accumulator and one graph's
+// distances) and while they are multiplied (see dotBytes).
+func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 	if m != Explicit || len(gs) == 0 {
 		return 0
-	}
-	if k.Attr != nil {
-		if k.Attr.validate() != nil {
-			return 0
-		}
-		// With P binning iterations a pair has up to P² non-zeros, so
-		// mapping even a sample costs what the estimate is there to
-		// avoid: the closed form, every non-zero of every ordered pair
-		// distinct (an id and a value in the vector and about 40 bytes
-		// of interner), bounds the map instead. It is what refuses
-		// P ≥ 64 on ENZYMES and P ≥ 16 on the other attributed sets at
-		// 12 GiB, the paper's pattern at 64 GB.
-		p := int64(max(k.Attr.Iterations, 1))
-		var pairs int64
-		for _, g := range gs {
-			pairs += int64(g.N()) * int64(g.N()-1)
-		}
-		return spAttrBytes * pairs * p * p
 	}
 	n := len(gs)
 	pairs := make([]float64, n)
@@ -988,14 +1045,51 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64
 		pairs[i] = ng * (ng - 1)
 		largest = max(largest, ng)
 	}
+	threads := float64(threadsOr(k.Threads))
+	if k.Attr != nil {
+		if k.Attr.validate() != nil {
+			return 0
+		}
+		// With P binning iterations a pair has up to P² non-zeros, so
+		// mapping even a sample costs what the estimate is there to
+		// avoid. A bound stands for the map instead: every non-zero
+		// distinct, an id and a value in the vector and about 40 bytes
+		// of interner each. In closed form every ordered pair's P²
+		// non-zeros count, and it is taken where it is within limit;
+		// otherwise the non-zeros are bounded graph by graph (see
+		// attrBound), and the vertices' features, a graph's distances
+		// and its keys while they are numbered (as on labels, below)
+		// come on top, with the collector's headroom. Most binned
+		// features recur in many graphs, so that the interner's bytes a
+		// non-zero make up for the headroom on the vectors: on 60 to
+		// 600 graphs of the attributed sets at P = 1 to 64, the bound
+		// came out 2.5–4.8 times the heap's peak where that passed
+		// 5 MiB (the closed form: 5–1500 times), and 0.8–6.3 times
+		// below, where the collector's first cycle, at 4 MiB, leaves
+		// garbage of several times the live data.
+		p := float64(max(k.Attr.Iterations, 1))
+		closed := spAttrBytes * sum(pairs) * p * p
+		if limit > 0 && closed <= float64(limit) {
+			return int64(closed)
+		}
+		b, err := k.attrBound(gs)
+		if err != nil {
+			return int64(closed)
+		}
+		fixed := b.vertexBytes + 4*b.table*threads + vecBytes*float64(n) +
+			4*largest*largest*threads + (16+8+16)*threads*b.maxNNZ
+		return int64(min(closed, spAttrBytes*b.nnz+gcHeadroom*fixed))
+	}
 	smp := drawSample(pairs, estimateSample, estimateTop)
 	vecs, err := k.FeatureVectors(context.Background(), smp.graphs(gs))
 	if err != nil {
 		return 0
 	}
 	nnzs := make([]float64, len(vecs))
+	var maxNNZ float64
 	for i, v := range vecs {
 		nnzs[i] = float64(v.Len())
+		maxNNZ = max(maxNNZ, nnzs[i])
 	}
 	nnz := smp.total(nnzs, pairs)
 	dim := smp.features(vecs, pairs)
@@ -1006,7 +1100,6 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64
 	// number, and the numbering takes the union of the workers' features
 	// in an interner, their earliest meeting and order, and the numbered
 	// interner.
-	threads := float64(threadsOr(k.Threads))
 	perFeat := mapBytes192 + accBytes
 	if n > 1 {
 		packed := threads*(internBytes+8+4) + 2*internBytes + 8 + 4 + 4
@@ -1020,10 +1113,6 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64
 	// map keeps, per thread, a graph's vector in its scratch as a key and
 	// a value per non-zero, a copy of the values, and the renumbering's
 	// order and values.
-	var maxNNZ float64
-	for _, x := range nnzs {
-		maxNNZ = max(maxNNZ, x)
-	}
 	transient := 4 * largest * largest * threads
 	if n > 1 {
 		transient += (16 + 8 + 16) * threads * maxNNZ

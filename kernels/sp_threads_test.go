@@ -260,9 +260,10 @@ func TestSPMapChecksWithinGraph(t *testing.T) {
 
 // TestSPThreadsMemory checks, as TestMemoryEstimateMeasured does on one
 // thread, that the memory estimate of the explicit map on attributes
-// bounds the peak heap on two threads, within the factor 20 of that
-// test's sp-hat cells (the closed form counts every pair's P² non-zeros
-// as distinct).
+// bounds the peak heap on two threads, within the factor 6 of that test's
+// sp-hat cells on ENZYMES (the bound counts a graph's P² products a pair
+// as distinct keys, which on ENZYMES they mostly are, and each key once
+// per graph that has it).
 func TestSPThreadsMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures a Gram matrix of 150 graphs")
@@ -278,7 +279,7 @@ func TestSPThreadsMemory(t *testing.T) {
 	n := int64(len(gs))
 	got := int64(peak) - 8*n*n
 	t.Logf("estimate %.1f MiB, measured %.1f MiB (%.2f×)", mib(est), mib(got), float64(est)/float64(got))
-	if est < got || est > 20*got {
-		t.Errorf("estimate %.1f MiB, measured %.1f MiB: want the estimate in [1, 20]× the measurement", mib(est), mib(got))
+	if est < got || est > 6*got {
+		t.Errorf("estimate %.1f MiB, measured %.1f MiB: want the estimate in [1, 6]× the measurement", mib(est), mib(got))
 	}
 }
