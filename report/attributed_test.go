@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,6 +67,36 @@ func TestAttributedClaims(t *testing.T) {
 		}
 		if st, ev := checkExplicitApproaches(f); st != tc.appr {
 			t.Errorf("%s: explicit approaches = %s (%s), want %s", tc.name, st, ev, tc.appr)
+		}
+	}
+}
+
+// TestSPAttributedOOM checks the claim that explicit SP runs out of memory
+// from some number of binning iterations on every set, and that its
+// evidence tells a cell refused by the estimate from one that ran out.
+func TestSPAttributedOOM(t *testing.T) {
+	row := func(d string, p int, status, note string) harness.Row {
+		return harness.Row{Kernel: "sp", Method: "explicit", Status: status, Note: note,
+			Coords: map[string]string{"dataset": d, "iterations": strconv.Itoa(p)}}
+	}
+	refused := "not run: the kernel estimates 5.2 GiB, over the memory limit"
+	tests := []struct {
+		name   string
+		rows   []harness.Row
+		status string
+		ev     string
+	}{
+		{"ran out", []harness.Row{row("ENZYMES", 1, harness.StatusOK, ""), row("ENZYMES", 16, harness.StatusOK, ""), row("ENZYMES", 64, harness.StatusOOM, "")},
+			Reproduced, "ENZYMES: explicit SP finished up to P = 16, out of memory from P = 64 ("},
+		{"refused", []harness.Row{row("Synthie", 4, harness.StatusOK, ""), row("Synthie", 16, harness.StatusOOM, refused), row("Synthie", 64, harness.StatusOOM, "not run: repetition 1 hit the oom limit")},
+			Reproduced, "Synthie: explicit SP finished up to P = 4, out of memory from P = 16 (not run: estimated 5.2 GiB)"},
+		{"never", []harness.Row{row("ENZYMES", 16, harness.StatusOOM, ""), row("PROTEINS", 1, harness.StatusOK, ""), row("PROTEINS", 64, harness.StatusOK, "")},
+			NotReproduced, "PROTEINS: explicit SP finished up to P = 64, out of memory from P = -1"},
+	}
+	for _, tc := range tests {
+		st, ev := checkSPAttributedOOM(&Folder{Rows: tc.rows})
+		if st != tc.status || !strings.Contains(ev, tc.ev) {
+			t.Errorf("%s: %s (%s), want %s with %q", tc.name, st, ev, tc.status, tc.ev)
 		}
 	}
 }

@@ -522,11 +522,18 @@ func checkGISpeedup(f *Folder) (string, string) {
 	return status, strings.Join(evs, "; ")
 }
 
+// checkSPAttributedOOM checks the claim that explicit SP with binning
+// runs out of memory beyond some number of iterations on every attributed
+// set. A cell the runner refused by the kernel's memory estimate, before
+// it ran, counts as out of memory, as the runner records it; the evidence
+// says so, since the estimate bounds the memory from above (see
+// kernels.ShortestPath.EstimateBytes).
 func checkSPAttributedOOM(f *Folder) (string, string) {
 	status := Reproduced
 	var evs []string
 	for _, d := range values(f.Rows, "dataset") {
 		var okMax, oomMin = -1, -1
+		var oomNote string
 		for i := range f.Rows {
 			r := &f.Rows[i]
 			if r.Kernel != "sp" || r.Method != "explicit" || r.Coords["dataset"] != d {
@@ -538,11 +545,16 @@ func checkSPAttributedOOM(f *Folder) (string, string) {
 				okMax = max(okMax, p)
 			case harness.StatusOOM:
 				if oomMin < 0 || p < oomMin {
-					oomMin = p
+					oomMin, oomNote = p, r.Note
 				}
 			}
 		}
-		evs = append(evs, fmt.Sprintf("%s: explicit SP finished up to P = %d, out of memory from P = %d", d, okMax, oomMin))
+		ev := fmt.Sprintf("%s: explicit SP finished up to P = %d, out of memory from P = %d", d, okMax, oomMin)
+		if _, est, ok := strings.Cut(oomNote, "not run: the kernel estimates "); ok {
+			est, _, _ = strings.Cut(est, ",")
+			ev += " (not run: estimated " + est + ")"
+		}
+		evs = append(evs, ev)
 		if oomMin < 0 || okMax < 1 {
 			status = NotReproduced
 		}
