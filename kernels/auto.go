@@ -435,7 +435,8 @@ func (k *Walk) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions)
 		}
 	}
 	// The sample's permutation of all graphs is drawn only where the
-	// labels did not decide: it took 1.9 µs of the 38 above.
+	// labels did not decide: it took 1.9 µs of the 38 µs that the advice
+	// on 200 graphs of p_V 0 at length 3 took with cold caches.
 	r := rand.New(rand.NewPCG(opt.Seed, 0x6164766963650001)) // "advice"
 	sample := newGraphSample(r, n)
 	ip := newImplicitProbe(&seq, gs, sample, r, counted)
