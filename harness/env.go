@@ -3,9 +3,11 @@ package harness
 import (
 	"bufio"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -67,6 +69,37 @@ func cpuModel() string {
 		}
 	}
 	return "unknown"
+}
+
+// MachineMemory returns the machine's memory in bytes, MemTotal of
+// /proc/meminfo, or 0 where that cannot be read (systems other than
+// Linux).
+func MachineMemory() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	return memTotal(f)
+}
+
+// memTotal parses MemTotal, in kB, from the text of /proc/meminfo; 0 if
+// it is missing or malformed.
+func memTotal(r io.Reader) int64 {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok || k != "MemTotal" {
+			continue
+		}
+		num, unit, _ := strings.Cut(strings.TrimSpace(v), " ")
+		kb, err := strconv.ParseInt(num, 10, 64)
+		if err != nil || unit != "kB" || kb <= 0 {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
 }
 
 // gitCommit returns the commit of the working directory's repository, or

@@ -76,6 +76,21 @@ type Runner struct {
 	// Costs are the cost constants the automatic method's advice uses,
 	// as measured by runexp calibrate; nil means the kernels' defaults.
 	Costs kernels.Costs
+	// MemoryCap, if positive, is the most heap a run may take on this
+	// machine: a spec's memory limit above it, or none, is lowered to it,
+	// so that a run the machine cannot hold is recorded as oom rather
+	// than ended by the operating system with the process. The full
+	// profiles keep the paper's 64 GB.
+	MemoryCap int64
+}
+
+// limits returns p's limits with the memory limit lowered to MemoryCap.
+func (r *Runner) limits(p *Plan) Limits {
+	l := p.Limits
+	if r.MemoryCap > 0 && (l.Memory <= 0 || l.Memory > r.MemoryCap) {
+		l.Memory = r.MemoryCap
+	}
+	return l
 }
 
 // RunResult tells what a run did.
@@ -103,6 +118,9 @@ func (r *Runner) Run(ctx context.Context, p *Plan, out string) (*RunResult, erro
 		return nil, fmt.Errorf("create results folder: %w", err)
 	}
 	meta := newMeta(ctx, p, r.Shard)
+	if l := r.limits(p); l.Memory != p.Limits.Memory {
+		meta.MemoryCap = l.Memory
+	}
 	prev, err := ReadMeta(dir)
 	switch {
 	case err == nil:
@@ -203,7 +221,9 @@ func (r *Runner) runCells(ctx context.Context, p *Plan, st *store, host string) 
 	if prog == nil {
 		prog = nopProgress{}
 	}
-	prog.Begin(p, len(todo), runs)
+	shown := *p // with the limits the runs keep
+	shown.Limits = r.limits(p)
+	prog.Begin(&shown, len(todo), runs)
 	defer prog.End()
 
 	var (
@@ -427,7 +447,7 @@ func (cr *cellRun) prepare(m kernels.Method) (*methodRun, error) {
 // its status.
 func (cr *cellRun) warmUp(ctx context.Context, mr *methodRun, every time.Duration) (bool, error) {
 	for w := 1; w <= cr.p.Measure.Warmup; w++ {
-		o := runOnce(ctx, mr.k, cr.ds.Graphs, mr.m, cr.p.Limits, cr.p.Measure.Threads, every, cr.r.Costs)
+		o := runOnce(ctx, mr.k, cr.ds.Graphs, mr.m, cr.r.limits(cr.p), cr.p.Measure.Threads, every, cr.r.Costs)
 		if o.interrupted {
 			return false, fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 		}
@@ -443,7 +463,7 @@ func (cr *cellRun) warmUp(ctx context.Context, mr *methodRun, every time.Duratio
 func (cr *cellRun) next(ctx context.Context, mr *methodRun, every time.Duration) (bool, error) {
 	m, rep := mr.m, mr.todo[0]
 	r := cr.row(m, rep)
-	o := runOnce(ctx, mr.k, cr.ds.Graphs, m, cr.p.Limits, cr.p.Measure.Threads, every, cr.r.Costs)
+	o := runOnce(ctx, mr.k, cr.ds.Graphs, m, cr.r.limits(cr.p), cr.p.Measure.Threads, every, cr.r.Costs)
 	if o.interrupted {
 		return false, fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 	}

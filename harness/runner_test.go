@@ -300,16 +300,21 @@ func TestLimits(t *testing.T) {
 		name     string
 		explicit func(context.Context) error
 		want     string
+		// capped puts the memory limit in the runner's MemoryCap, under
+		// a spec limit of 1 TiB, as on a machine smaller than the spec's.
+		capped bool
 	}{
-		{"timeout", sleep, StatusTimeout},
-		{"oom", alloc, StatusOOM},
+		{"timeout", sleep, StatusTimeout, false},
+		{"oom", alloc, StatusOOM, false},
+		{"oom-capped", alloc, StatusOOM, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := fakePlan(t, fakeSpec, Quick) // 3 cells × 2 methods × 2 repetitions
 			p.Cells = p.Cells[:1]
 			p.Measure.Repetitions = 3
-			p.Limits = Limits{Time: 300 * time.Millisecond, Memory: int64(heapBytes()) + 64<<20}
+			memory := int64(heapBytes()) + 64<<20
+			p.Limits = Limits{Time: 300 * time.Millisecond, Memory: memory}
 			fk := newFakeKernels(func(ctx context.Context, m kernels.Method) error {
 				if m == kernels.Explicit {
 					return tt.explicit(ctx)
@@ -317,9 +322,19 @@ func TestLimits(t *testing.T) {
 				return nil
 			})
 			r := &Runner{Kernels: fk, Data: &fakeData{}}
+			if tt.capped {
+				p.Limits.Memory, r.MemoryCap = 1<<40, memory
+			}
 			res, err := r.Run(context.Background(), p, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
+			}
+			meta, err := ReadMeta(res.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]int64{true: memory}[tt.capped]; meta.MemoryCap != want {
+				t.Errorf("meta's memory cap %d, want %d", meta.MemoryCap, want)
 			}
 			rows := readRows(t, res.Dir)
 			checkRows(t, p, res.Dir, rows)
@@ -339,8 +354,8 @@ func TestLimits(t *testing.T) {
 				if r.Method == "explicit" && r.Rep > 1 && !strings.HasPrefix(r.Note, "not run") {
 					t.Errorf("explicit rep %d: note %q, want not run", r.Rep, r.Note)
 				}
-				if tt.want == StatusOOM && r.Method == "explicit" && r.Rep == 1 && r.PeakHeap <= uint64(p.Limits.Memory) {
-					t.Errorf("oom row peak heap %d not above the limit %d", r.PeakHeap, p.Limits.Memory)
+				if tt.want == StatusOOM && r.Method == "explicit" && r.Rep == 1 && r.PeakHeap <= uint64(memory) {
+					t.Errorf("oom row peak heap %d not above the limit %d", r.PeakHeap, memory)
 				}
 				if tt.want == StatusTimeout && r.Method == "explicit" && r.Rep == 1 && r.Wall < 0.3 {
 					t.Errorf("timeout row wall time %gs below the 300ms limit", r.Wall)
@@ -704,6 +719,26 @@ func TestNextRound(t *testing.T) {
 	} {
 		if got := nextRound(slices.Clone(tt.in)); !slices.Equal(got, tt.want) {
 			t.Errorf("nextRound(%v) = %v, want %v", ms(tt.in), ms(got), ms(tt.want))
+		}
+	}
+}
+
+// TestMemTotal checks the parse of /proc/meminfo's MemTotal.
+func TestMemTotal(t *testing.T) {
+	tests := []struct {
+		text string
+		want int64
+	}{
+		{"MemTotal:       24576000 kB\nMemFree:        20000000 kB\n", 24576000 << 10},
+		{"MemFree:        20000000 kB\nMemTotal: 1024 kB\n", 1 << 20},
+		{"MemFree:        20000000 kB\n", 0},
+		{"MemTotal:       many kB\n", 0},
+		{"MemTotal:       1024 MB\n", 0},
+		{"", 0},
+	}
+	for _, tt := range tests {
+		if got := memTotal(strings.NewReader(tt.text)); got != tt.want {
+			t.Errorf("memTotal(%q) = %d, want %d", tt.text, got, tt.want)
 		}
 	}
 }

@@ -139,6 +139,9 @@ type Meta struct {
 	Threads     int      `json:"threads"`
 	TimeLimit   string   `json:"time_limit"`
 	MemoryLimit int64    `json:"memory_limit_bytes"`
+	// MemoryCap, if set, is the machine's cap that lowered the memory
+	// limit of the runs (see Runner.MemoryCap).
+	MemoryCap int64 `json:"memory_cap_bytes,omitempty"`
 	// Shard is "i/N" for a shard's folder, "" for a whole run.
 	Shard string `json:"shard"`
 

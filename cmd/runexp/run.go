@@ -15,6 +15,12 @@ import (
 	"github.com/gkbench/gkbench/kernels"
 )
 
+// memoryCapTenths is the share of the machine's memory, in tenths, that a
+// run's heap may take (see harness.Runner.MemoryCap): the rest is the
+// runtime's and the system's, and the heap may pass the limit by what it
+// allocates between two of the runner's samples.
+const memoryCapTenths = 8
+
 // cmdRun runs experiment specs and records their results.
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run")
@@ -75,15 +81,21 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	memCap := harness.MachineMemory() / 10 * memoryCapTenths
 	for _, p := range plans {
 		r := &harness.Runner{
-			Kernels:  harness.Registry{},
-			Data:     &harness.StdData{},
-			Progress: newProgress(*progress, stderr),
-			Shard:    sh,
-			Force:    *force,
-			Log:      stderr,
-			Costs:    costs,
+			Kernels:   harness.Registry{},
+			Data:      &harness.StdData{},
+			Progress:  newProgress(*progress, stderr),
+			Shard:     sh,
+			Force:     *force,
+			Log:       stderr,
+			Costs:     costs,
+			MemoryCap: memCap,
+		}
+		if memCap > 0 && (p.Limits.Memory <= 0 || p.Limits.Memory > memCap) {
+			fmt.Fprintf(stderr, "run: %s: memory limit lowered to %.3gGiB, %d/10 of this machine's %.3gGiB\n",
+				p.Spec.Name, float64(memCap)/(1<<30), memoryCapTenths, float64(harness.MachineMemory())/(1<<30))
 		}
 		res, err := r.Run(ctx, p, *out)
 		if errors.Is(err, harness.ErrResumeRefused) {
