@@ -84,13 +84,30 @@ type Runner struct {
 	MemoryCap int64
 }
 
-// limits returns p's limits with the memory limit lowered to MemoryCap.
-func (r *Runner) limits(p *Plan) Limits {
+// Limits returns the limits the runs of p keep: p's, with the memory
+// limit lowered to MemoryCap.
+func (r *Runner) Limits(p *Plan) Limits {
 	l := p.Limits
 	if r.MemoryCap > 0 && (l.Memory <= 0 || l.Memory > r.MemoryCap) {
 		l.Memory = r.MemoryCap
 	}
 	return l
+}
+
+// refusedNote begins the note of a run refused by the kernel's memory
+// estimate, which follows it.
+const refusedNote = "not run: the kernel estimates "
+
+// RefusedEstimate returns the estimate, such as "5.2 GiB", that a row's
+// note gives for a run the runner refused because the kernel's memory
+// estimate exceeded the limit, and whether the note says so.
+func RefusedEstimate(note string) (string, bool) {
+	_, est, ok := strings.Cut(note, refusedNote)
+	if !ok {
+		return "", false
+	}
+	est, _, _ = strings.Cut(est, ",")
+	return est, true
 }
 
 // RunResult tells what a run did.
@@ -118,7 +135,7 @@ func (r *Runner) Run(ctx context.Context, p *Plan, out string) (*RunResult, erro
 		return nil, fmt.Errorf("create results folder: %w", err)
 	}
 	meta := newMeta(ctx, p, r.Shard)
-	if l := r.limits(p); l.Memory != p.Limits.Memory {
+	if l := r.Limits(p); l.Memory != p.Limits.Memory {
 		meta.MemoryCap = l.Memory
 	}
 	prev, err := ReadMeta(dir)
@@ -222,7 +239,7 @@ func (r *Runner) runCells(ctx context.Context, p *Plan, st *store, host string) 
 		prog = nopProgress{}
 	}
 	shown := *p // with the limits the runs keep
-	shown.Limits = r.limits(p)
+	shown.Limits = r.Limits(p)
 	prog.Begin(&shown, len(todo), runs)
 	defer prog.End()
 
@@ -447,7 +464,7 @@ func (cr *cellRun) prepare(m kernels.Method) (*methodRun, error) {
 // its status.
 func (cr *cellRun) warmUp(ctx context.Context, mr *methodRun, every time.Duration) (bool, error) {
 	for w := 1; w <= cr.p.Measure.Warmup; w++ {
-		o := runOnce(ctx, mr.k, cr.ds.Graphs, mr.m, cr.r.limits(cr.p), cr.p.Measure.Threads, every, cr.r.Costs)
+		o := runOnce(ctx, mr.k, cr.ds.Graphs, mr.m, cr.r.Limits(cr.p), cr.p.Measure.Threads, every, cr.r.Costs)
 		if o.interrupted {
 			return false, fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 		}
@@ -463,7 +480,7 @@ func (cr *cellRun) warmUp(ctx context.Context, mr *methodRun, every time.Duratio
 func (cr *cellRun) next(ctx context.Context, mr *methodRun, every time.Duration) (bool, error) {
 	m, rep := mr.m, mr.todo[0]
 	r := cr.row(m, rep)
-	o := runOnce(ctx, mr.k, cr.ds.Graphs, m, cr.r.limits(cr.p), cr.p.Measure.Threads, every, cr.r.Costs)
+	o := runOnce(ctx, mr.k, cr.ds.Graphs, m, cr.r.Limits(cr.p), cr.p.Measure.Threads, every, cr.r.Costs)
 	if o.interrupted {
 		return false, fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 	}
@@ -489,7 +506,7 @@ func (cr *cellRun) next(ctx context.Context, mr *methodRun, every time.Duration)
 		r.Note = joinNotes(r.Note, fmt.Sprintf("kernel returned %.1fs after the limit", o.lag.Seconds()))
 	}
 	if o.estimate > 0 {
-		r.Note = joinNotes(r.Note, fmt.Sprintf("not run: the kernel estimates %.3g GiB, over the memory limit", float64(o.estimate)/(1<<30)))
+		r.Note = joinNotes(r.Note, fmt.Sprintf(refusedNote+"%.3g GiB, over the memory limit", float64(o.estimate)/(1<<30)))
 	}
 	if err := cr.record(r); err != nil {
 		return false, err

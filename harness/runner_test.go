@@ -742,3 +742,22 @@ func TestMemTotal(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedEstimate checks that the estimate is read back from the note
+// the runner writes for a run it refused, and only from such a note.
+func TestRefusedEstimate(t *testing.T) {
+	tests := []struct {
+		note, want string
+		ok         bool
+	}{
+		{refusedNote + "5.2 GiB, over the memory limit", "5.2 GiB", true},
+		{"warm-up 1; " + refusedNote + "118 GiB, over the memory limit", "118 GiB", true},
+		{"not run: repetition 1 hit the oom limit", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		if got, ok := RefusedEstimate(tt.note); got != tt.want || ok != tt.ok {
+			t.Errorf("RefusedEstimate(%q) = %q, %t; want %q, %t", tt.note, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -550,8 +550,7 @@ func checkSPAttributedOOM(f *Folder) (string, string) {
 			}
 		}
 		ev := fmt.Sprintf("%s: explicit SP finished up to P = %d, out of memory from P = %d", d, okMax, oomMin)
-		if _, est, ok := strings.Cut(oomNote, "not run: the kernel estimates "); ok {
-			est, _, _ = strings.Cut(est, ",")
+		if est, ok := harness.RefusedEstimate(oomNote); ok {
 			ev += " (not run: estimated " + est + ")"
 		}
 		evs = append(evs, ev)

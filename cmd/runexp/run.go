@@ -81,7 +81,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	memCap := harness.MachineMemory() / 10 * memoryCapTenths
+	mem := harness.MachineMemory()
+	memCap := mem / 10 * memoryCapTenths
 	for _, p := range plans {
 		r := &harness.Runner{
 			Kernels:   harness.Registry{},
@@ -93,9 +94,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			Costs:     costs,
 			MemoryCap: memCap,
 		}
-		if memCap > 0 && (p.Limits.Memory <= 0 || p.Limits.Memory > memCap) {
+		if r.Limits(p).Memory != p.Limits.Memory {
 			fmt.Fprintf(stderr, "run: %s: memory limit lowered to %.3gGiB, %d/10 of this machine's %.3gGiB\n",
-				p.Spec.Name, float64(memCap)/(1<<30), memoryCapTenths, float64(harness.MachineMemory())/(1<<30))
+				p.Spec.Name, float64(memCap)/(1<<30), memoryCapTenths, float64(mem)/(1<<30))
 		}
 		res, err := r.Run(ctx, p, *out)
 		if errors.Is(err, harness.ErrResumeRefused) {
