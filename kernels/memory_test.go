@@ -90,8 +90,9 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 		// ShortestPath.attrBound), each distinct, and on ENZYMES's 18
 		// dimensions most of a graph's P² products a pair are distinct
 		// keys of their own, which recur in other graphs: 3.5× on 150
-		// graphs and 4.6× on all at P = 4. The dot products' bytes count one block of posting lists, 16
-		// bytes a non-zero, whichever scheme runs. SP on NCI1 takes
+		// graphs and 4.6× on all at P = 4. The dot products' bytes
+		// count one block of posting lists, 16 bytes a non-zero,
+		// whichever scheme runs. SP on NCI1 takes
 		// merge joins, which build none, but by 1.5% of mergeCheaper's
 		// steps (1.38·10⁹ against 1.40·10⁹), closer than a sample can
 		// tell (its estimates: 19% more non-zeros, 11% fewer

@@ -947,6 +947,11 @@ func spGroupByRows(g, h *spPaths, a, b int, kv []float64, ng, nh int, buf []floa
 // charges a non-zero.
 const spAttrBytes = 52
 
+// spPackedBytes is what the packed map (see spParallelVectors) keeps per
+// thread for a non-zero of the graph it maps: a key and a value in its
+// scratch, a copy of the value, and the renumbering's order and value.
+const spPackedBytes = 16 + 8 + 16
+
 // spAttrBound bounds what the explicit map of SP with attributes makes:
 // its non-zeros and a graph's most; the bytes of the vertices' features
 // and scaled attributes; and the most slots of spScratch.vector's dense
@@ -1077,7 +1082,7 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, limit int64) i
 			return int64(closed)
 		}
 		fixed := b.vertexBytes + 4*b.table*threads + vecBytes*float64(n) +
-			4*largest*largest*threads + (16+8+16)*threads*b.maxNNZ
+			4*largest*largest*threads + spPackedBytes*threads*b.maxNNZ
 		return int64(min(closed, spAttrBytes*b.nnz+gcHeadroom*fixed))
 	}
 	smp := drawSample(pairs, estimateSample, estimateTop)
@@ -1109,13 +1114,11 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, limit int64) i
 			perFeat = max(perFeat, packed)
 		}
 	}
-	// One graph's distances are live at a time, per thread; the packed
-	// map keeps, per thread, a graph's vector in its scratch as a key and
-	// a value per non-zero, a copy of the values, and the renumbering's
-	// order and values.
+	// One graph's distances are live at a time, per thread, and the
+	// packed map's scratch of one graph's vector.
 	transient := 4 * largest * largest * threads
 	if n > 1 {
-		transient += (16 + 8 + 16) * threads * maxNNZ
+		transient += spPackedBytes * threads * maxNNZ
 	}
 	vb := nonzeroBytes*nnz + vecBytes*float64(n)
 	phi := vb + perFeat*dim + transient
