@@ -1082,7 +1082,12 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, limit int64) i
 			return int64(closed)
 		}
 		fixed := b.vertexBytes + 4*b.table*threads + vecBytes*float64(n) +
-			4*largest*largest*threads + spPackedBytes*threads*b.maxNNZ
+			4*largest*largest*threads
+		if n > 1 {
+			// The packed map's scratch, as on labels: one graph is
+			// mapped in sequence.
+			fixed += spPackedBytes * threads * b.maxNNZ
+		}
 		return int64(min(closed, spAttrBytes*b.nnz+gcHeadroom*fixed))
 	}
 	smp := drawSample(pairs, estimateSample, estimateTop)
