@@ -3,11 +3,15 @@ package kernels
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"time"
 
 	"github.com/gkbench/gkbench/graph"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // ShortestPath is the shortest-path kernel of Borgwardt and Kriegel (2005),
@@ -973,7 +977,9 @@ type spAttrBound struct {
 // graphs of each attributed set at P = 1 and 4 the bound was 1.1–2.2
 // times the map's non-zeros. It costs a pass over every graph's vertex
 // features and distances, far less than the P² products of the map: 1–26
-// ms on 60 to 600 graphs.
+// ms on 60 to 600 graphs. The estimate takes it where attrCount cannot
+// count, for a vertex map with other than P features a vertex or a graph
+// whose table of keys would be too large.
 func (k *ShortestPath) attrBound(gs []*graph.Graph) (spAttrBound, error) {
 	var b spAttrBound
 	gs, err := k.Attr.scale(context.Background(), gs, 1)
@@ -1029,15 +1035,227 @@ func (k *ShortestPath) attrBound(gs []*graph.Graph) (spAttrBound, error) {
 	return b, nil
 }
 
+// spAttrPairs is how many pairs of binning iterations attrCount counts
+// keys for, at most.
+const spAttrPairs = 32
+
+// spAttrSlots bounds the table in which attrCount finds a graph's keys of
+// one pair of iterations: 16 MiB.
+const spAttrSlots = 1 << 22
+
+// spAttrCount estimates what the explicit map of SP with binned attributes
+// makes: its non-zeros, a graph's most and its distinct features, with
+// the bytes of the vertices' features and scaled attributes and the most
+// slots of spScratch.vector's dense table that a graph takes, as in
+// spAttrBound.
+type spAttrCount struct {
+	nnz, maxNNZ, features float64
+	vertexBytes, table    float64
+	// maxID is the largest id of a bin.
+	maxID uint64
+}
+
+// attrCount counts the keys of the explicit map of gs under k's binning
+// for a random sample of the P² pairs (i, j) of iterations, all of them
+// where P² ≤ spAttrPairs, and scales the counts by P² over the pairs
+// counted. Binning gives every vertex one feature an iteration, whose bin
+// id is of that iteration alone, so a key (a, b, d) of iteration i's bin a
+// of u and j's bin b of v belongs to one pair (i, j), and the map's
+// non-zeros, in a graph and in all, are the sums of the pairs' counts.
+// The scaled mean of a sample of pairs is unbiased; the estimate adds two
+// standard errors of it, since pairs differ (on 60 Synthie graphs at
+// P = 16 a sample's mean came to 0.91 of the map's non-zeros and 0.85 of
+// its features). A graph's keys of a pair are told apart in a table by
+// the bins' indices among the graph's bins of their iteration, and the
+// keys of all graphs are counted by a HyperLogLog sketch a pair (see
+// hyperLogLog), within about 2%. ok is false where a vertex has not P
+// features, for a vertex map other than Binning's. The pairs are drawn
+// from the binning's seed, so an estimate is the same each time.
+func (k *ShortestPath) attrCount(gs []*graph.Graph) (c spAttrCount, ok bool, err error) {
+	gs, err = k.Attr.scale(context.Background(), gs, 1)
+	if err != nil {
+		return c, false, err
+	}
+	dim, err := attrDim(gs)
+	if err != nil {
+		return c, false, err
+	}
+	vm, err := k.Attr.featureMap(dim)
+	if err != nil {
+		return c, false, err
+	}
+	p := max(k.Attr.Iterations, 1)
+	var pairs [][2]int
+	if p*p <= spAttrPairs {
+		for i := range p {
+			for j := range p {
+				pairs = append(pairs, [2]int{i, j})
+			}
+		}
+	} else {
+		r := rand.New(rand.NewPCG(k.Attr.Seed, 0x7370617474720001)) // "spattr"
+		for range spAttrPairs {
+			pairs = append(pairs, [2]int{r.IntN(p), r.IntN(p)})
+		}
+	}
+	var (
+		fs     spFeatures
+		dist   []int32
+		li     []int32            // a feature's index among its iteration's bins
+		bins   = make([]int32, p) // a graph's bins an iteration
+		index  = make(map[uint64]int32)
+		table  []uint32
+		stamp  uint32
+		keys   = make([]float64, len(pairs)) // the pairs' non-zeros
+		sketch = make([]hyperLogLog, len(pairs))
+	)
+	for _, g := range gs {
+		n := g.N()
+		fs.f, fs.off = fs.f[:0], fs.off[:0]
+		fs.add(vm, g)
+		for u := range n {
+			if fs.off[u+1]-fs.off[u] != int32(p) {
+				return c, false, nil
+			}
+		}
+		c.vertexBytes += float64(len(fs.f))*16 + float64(n*dim)*8
+		clear(index)
+		clear(bins)
+		li = slices.Grow(li[:0], len(fs.f))[:len(fs.f)]
+		for x, a := range fs.f {
+			c.maxID = max(c.maxID, a.ID)
+			i, seen := index[a.ID]
+			if !seen {
+				it := x % p
+				i = bins[it]
+				bins[it]++
+				index[a.ID] = i
+			}
+			li[x] = i
+		}
+		dist = graph.DistancesInto(dist, g)
+		var nd int32
+		for _, d := range dist {
+			nd = max(nd, d+1)
+		}
+		nf := float64(len(index))
+		c.table = max(c.table, min(spDenseSlots, nf*nf*float64(nd)))
+		var graphKeys float64
+		for s, ij := range pairs {
+			i, j := ij[0], ij[1]
+			bj := int(bins[j])
+			slots := int(bins[i]) * bj * int(nd)
+			if slots > spAttrSlots {
+				return c, false, nil
+			}
+			if len(table) < slots {
+				table = make([]uint32, min(max(slots, 2*len(table)), spAttrSlots))
+				stamp = 0
+			}
+			if stamp++; stamp == 0 {
+				clear(table)
+				stamp = 1
+			}
+			var m int
+			for u := range n {
+				xu := int(fs.off[u]) + i
+				a, ta := fs.f[xu].ID, int(li[xu])*bj
+				for v, d := range dist[u*n : (u+1)*n] {
+					if d <= 0 {
+						continue
+					}
+					xv := int(fs.off[v]) + j
+					t := (ta+int(li[xv]))*int(nd) + int(d)
+					if table[t] != stamp {
+						table[t] = stamp
+						m++
+						sketch[s].add(spAttrHash(a, fs.f[xv].ID, d))
+					}
+				}
+			}
+			keys[s] += float64(m)
+			graphKeys += float64(m)
+		}
+		c.maxNNZ = max(c.maxNNZ, graphKeys*float64(p*p)/float64(len(pairs)))
+	}
+	feats := make([]float64, len(pairs))
+	for s := range sketch {
+		feats[s] = sketch[s].count()
+	}
+	exhaustive := p*p <= spAttrPairs
+	c.nnz = scaledMean(keys, p*p, exhaustive)
+	c.features = scaledMean(feats, p*p, exhaustive)
+	return c, true, nil
+}
+
+// scaledMean returns total times the mean of xs, a sample of total
+// values, plus two standard errors unless the sample is all of them.
+func scaledMean(xs []float64, total int, exhaustive bool) float64 {
+	m := stat.Mean(xs, nil)
+	if exhaustive || len(xs) < 2 {
+		return float64(total) * m
+	}
+	se := stat.StdDev(xs, nil) / math.Sqrt(float64(len(xs)))
+	return float64(total) * (m + 2*se)
+}
+
+// spAttrHash hashes the key (a, b, d) of attrCount.
+func spAttrHash(a, b uint64, d int32) uint64 {
+	return mix64(mix64(a<<32^b) ^ uint64(d))
+}
+
+// mix64 is SplitMix64's finaliser, which spreads every bit of x over the
+// result, as a HyperLogLog's leading zeros need.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// hyperLogLog counts distinct hashes approximately in 2^hllBits bytes
+// (Flajolet, Fusy, Gandouet and Meunier 2007, with the small-range
+// correction): the relative standard error is 1.04/√2^hllBits, 1.6%.
+type hyperLogLog [1 << hllBits]uint8
+
+const hllBits = 12
+
+// add counts hash h.
+func (s *hyperLogLog) add(h uint64) {
+	i := h >> (64 - hllBits)
+	r := uint8(bits.LeadingZeros64(h<<hllBits|1<<(hllBits-1))) + 1
+	s[i] = max(s[i], r)
+}
+
+// count estimates the number of distinct hashes added.
+func (s *hyperLogLog) count() float64 {
+	m := float64(len(s))
+	var sum float64
+	zeros := 0
+	for _, r := range s {
+		sum += math.Ldexp(1, -int(r))
+		if r == 0 {
+			zeros++
+		}
+	}
+	e := 0.7213 / (1 + 1.079/m) * m * m / sum
+	if e <= 2.5*m && zeros > 0 {
+		e = m * math.Log(m/float64(zeros))
+	}
+	return e
+}
+
 // EstimateBytes implements MemoryEstimator for the explicit method; the
 // implicit one holds the paths of two graphs at a time, which is small.
-// With attributes it is a bound, counted graph by graph where the closed
-// form exceeds limit (see below). On labels, as Walk.EstimateBytes does,
-// it maps a sample of the graphs and scales what it produces to all
-// graphs, here by their ordered pairs of vertices, and the estimate is
-// gcHeadroom times the larger of the data live while the vectors are
-// computed (the vectors, the interner, the accumulator and one graph's
-// distances) and while they are multiplied (see dotBytes).
+// It estimates the map's non-zeros and distinct features: on labels by
+// mapping a sample of the graphs and scaling what it produces to all
+// graphs, here by their ordered pairs of vertices, as Walk.EstimateBytes
+// does; with binned attributes by counting the keys of all graphs for a
+// sample of pairs of iterations (see attrCount), where the closed form
+// exceeds limit. The estimate is gcHeadroom times the larger of the data
+// live while the vectors are computed and while they are multiplied (see
+// spMapBytes).
 func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 	if m != Explicit || len(gs) == 0 {
 		return 0
@@ -1057,25 +1275,28 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, limit int64) i
 		}
 		// With P binning iterations a pair has up to P² non-zeros, so
 		// mapping even a sample costs what the estimate is there to
-		// avoid. A bound stands for the map instead: every non-zero
-		// distinct, an id and a value in the vector and about 40 bytes
-		// of interner each. In closed form every ordered pair's P²
-		// non-zeros count, and it is taken where it is within limit;
-		// otherwise the non-zeros are bounded graph by graph (see
-		// attrBound), and the vertices' features, a graph's distances
-		// and its keys while they are numbered (as on labels, below)
-		// come on top, with the collector's headroom. Most binned
-		// features recur in many graphs, so that the interner's bytes a
-		// non-zero make up for the headroom on the vectors: on 60 to
-		// 600 graphs of the attributed sets at P = 1 to 64, the bound
-		// came out 2.5–4.8 times the heap's peak where that passed
-		// 5 MiB (the closed form: 5–1500 times), and 0.8–6.3 times
-		// below, where the collector's first cycle, at 4 MiB, leaves
-		// garbage of several times the live data.
+		// avoid. In closed form every ordered pair's P² non-zeros
+		// count, each distinct, an id and a value in the vector and
+		// about 40 bytes of interner each, and it is taken where it
+		// is within limit. Otherwise the keys are counted for a sample
+		// of pairs of iterations: on 60 graphs of ENZYMES at P = 64,
+		// 16 ms against the map's 27 s. Where a vertex map is not
+		// Binning's, a bound stands for them (see attrBound).
 		p := float64(max(k.Attr.Iterations, 1))
 		closed := spAttrBytes * sum(pairs) * p * p
 		if limit > 0 && closed <= float64(limit) {
 			return int64(closed)
+		}
+		c, ok, err := k.attrCount(gs)
+		if err != nil {
+			return int64(closed)
+		}
+		if ok {
+			// The packed map runs where the bins' ids fit its keys
+			// (see spParallelVectors).
+			perFeat := spFeatureBytes(n, threads, c.maxID < 1<<24)
+			fixed := c.vertexBytes + 4*c.table*threads
+			return int64(min(closed, spMapBytes(n, threads, c.nnz, c.maxNNZ, c.features, largest, perFeat, fixed)))
 		}
 		b, err := k.attrBound(gs)
 		if err != nil {
@@ -1084,8 +1305,6 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, limit int64) i
 		fixed := b.vertexBytes + 4*b.table*threads + vecBytes*float64(n) +
 			4*largest*largest*threads
 		if n > 1 {
-			// The packed map's scratch, as on labels: one graph is
-			// mapped in sequence.
 			fixed += spPackedBytes * threads * b.maxNNZ
 		}
 		return int64(min(closed, spAttrBytes*b.nnz+gcHeadroom*fixed))
@@ -1103,29 +1322,47 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, limit int64) i
 	}
 	nnz := smp.total(nnzs, pairs)
 	dim := smp.features(vecs, pairs)
-
-	// sequentialVectors's map and accumulator, or, for more than one
-	// graph, the packed map's numbering (see mapFirstMet): each worker
-	// that meets a feature interns it, notes where, and maps it to its
-	// number, and the numbering takes the union of the workers' features
-	// in an interner, their earliest meeting and order, and the numbered
-	// interner.
-	perFeat := mapBytes192 + accBytes
-	if n > 1 {
-		packed := threads*(internBytes+8+4) + 2*internBytes + 8 + 4 + 4
-		if k.labelKeys(gs) {
-			perFeat = packed
-		} else {
-			perFeat = max(perFeat, packed)
-		}
+	perFeat := spFeatureBytes(n, threads, true)
+	if !k.labelKeys(gs) {
+		// Labels at or above 2^24 may not fit the packed map's keys.
+		perFeat = max(perFeat, spFeatureBytes(n, threads, false))
 	}
-	// One graph's distances are live at a time, per thread, and the
-	// packed map's scratch of one graph's vector.
+	return int64(spMapBytes(n, threads, nnz, maxNNZ, dim, largest, perFeat, 0))
+}
+
+// spFeatureBytes is what the explicit map of n graphs on threads keeps
+// per distinct feature. sequentialVectors, which maps one graph, or all
+// where the packed map's keys do not fit, holds a map and an accumulator.
+// The packed map's numbering (see mapFirstMet) holds what each worker that
+// meets a feature keeps, its interner, where it met it and its number,
+// and, for more than one worker, the union of the workers' features in an
+// interner, their earliest meeting and order, and the numbered interner; a
+// lone worker numbered its features itself (see numberFirstMet).
+func spFeatureBytes(n int, threads float64, packed bool) float64 {
+	if n == 1 || !packed {
+		return mapBytes192 + accBytes
+	}
+	worker := float64(internBytes + 8 + 4)
+	if threads <= 1 {
+		return worker + 4
+	}
+	return threads*worker + 2*internBytes + 8 + 4 + 4
+}
+
+// spMapBytes estimates the memory of the explicit map of n graphs and its
+// dot products from its non-zeros, a graph's most, its distinct features
+// dim and the bytes perFeat of each, and the vertices of the largest
+// graph: gcHeadroom times the larger of the data live while the vectors
+// are computed (the vectors, the features, fixed, and the transient: one
+// graph's distances a thread and, for more than one graph, the packed
+// map's scratch of one graph's vector, since one graph is mapped in
+// sequence) and while they are multiplied (see dotBytes).
+func spMapBytes(n int, threads, nnz, maxNNZ, dim, largest, perFeat, fixed float64) float64 {
 	transient := 4 * largest * largest * threads
 	if n > 1 {
 		transient += spPackedBytes * threads * maxNNZ
 	}
 	vb := nonzeroBytes*nnz + vecBytes*float64(n)
-	phi := vb + perFeat*dim + transient
-	return int64(gcHeadroom * max(phi, dotBytes(vb, nnz, dim, 1)))
+	phi := vb + perFeat*dim + fixed + transient
+	return gcHeadroom * max(phi, dotBytes(vb, nnz, dim, 1))
 }
