@@ -615,21 +615,29 @@ func TestRanColumn(t *testing.T) {
 }
 
 // TestMethodsInterleaved checks that a cell's repetitions run round by
-// round, a run of each method a round, and that a method that hits its
-// time limit drops out of the rounds with its remaining repetitions
-// recorded, while the others go on.
+// round, a run of each method a round, the first as the warm-up runs
+// order it, and that a method that hits its time limit drops out of the
+// rounds with its remaining repetitions recorded, while the others go on.
 func TestMethodsInterleaved(t *testing.T) {
 	src := strings.Replace(fakeSpec, "measure: {repetitions: 2}", "measure: {repetitions: 3, warmup: 1}", 1)
 	p := fakePlan(t, src, Full)
-	fk := newFakeKernels(nil)
+	// The explicit method is the slow one, so that its warm-up run puts
+	// it last in the first round, against the spec's order.
+	slowExplicit := func(ctx context.Context, m kernels.Method) error {
+		if m == kernels.Explicit {
+			time.Sleep(2 * time.Millisecond)
+		}
+		return nil
+	}
+	fk := newFakeKernels(slowExplicit)
 	r := &Runner{Kernels: fk, Data: &fakeData{}}
 	res, err := r.Run(context.Background(), p, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 6 cells, each explicit and implicit in rounds 1, 2, 3, in the
-	// order of the spec first, then as nextRound orders them.
-	want := []string{"explicit/1", "implicit/1", "explicit/2", "implicit/2", "explicit/3", "implicit/3"}
+	// order nextRound gives after the warm-up round and each round.
+	want := []string{"implicit/1", "explicit/1", "explicit/2", "implicit/2", "explicit/3", "implicit/3"}
 	order := map[string][]string{}
 	var cells []string
 	for _, row := range readRows(t, res.Dir) {
