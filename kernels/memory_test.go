@@ -234,19 +234,20 @@ func TestSPAttrBound(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := attrGraph(t, []int32{0, 0, 0}, tt.edges, tt.attrs, 1)
 			k := &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: tt.p, Seed: 1}}
-			b, err := k.attrBound([]*graph.Graph{g})
+			gs, vm, err := k.attrMap([]*graph.Graph{g})
 			if err != nil {
 				t.Fatal(err)
 			}
+			b := attrBound(gs, vm)
 			if b.nnz != tt.want {
 				t.Errorf("bound %v non-zeros, want %v", b.nnz, tt.want)
 			}
 			// Every pair of iterations is counted, exactly; one
 			// graph's keys are all the features, which the sketch
 			// counts within 1% when they are few.
-			c, ok, err := k.attrCount([]*graph.Graph{g})
-			if err != nil || !ok {
-				t.Fatalf("attrCount: %v, ok %v", err, ok)
+			c, ok := k.attrCount(gs, vm)
+			if !ok {
+				t.Fatal("attrCount: not ok")
 			}
 			if c.nnz != tt.want || c.maxNNZ != tt.want || math.Abs(c.features-tt.want) > 0.01*tt.want {
 				t.Errorf("counted %v non-zeros, %v in a graph, %v features; want %v each", c.nnz, c.maxNNZ, c.features, tt.want)
@@ -268,10 +269,11 @@ func TestSPAttrBound(t *testing.T) {
 			t.Fatal(err)
 		}
 		k := &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: 4, Seed: 1}}
-		b, err := k.attrBound(sub.Graphs)
+		gs, vm, err := k.attrMap(sub.Graphs)
 		if err != nil {
 			t.Fatal(err)
 		}
+		b := attrBound(gs, vm)
 		_, rep, err := k.Gram(context.Background(), sub.Graphs, Explicit)
 		if err != nil {
 			t.Fatal(err)
@@ -302,11 +304,19 @@ func TestSPAttrCount(t *testing.T) {
 			lo, hi float64
 		}{{4, 1, 1}, {16, 0.9, 1.3}} {
 			k := &ShortestPath{Attr: &AttrKernel{Kind: "hat", Delta: 1, Iterations: tc.p, Seed: 1}}
-			c, ok, err := k.attrCount(sub.Graphs)
-			if err != nil || !ok {
-				t.Fatalf("%s: attrCount: %v, ok %v", data, err, ok)
+			// count maps the graphs afresh, as the estimate does.
+			count := func() spAttrCount {
+				gs, vm, err := k.attrMap(sub.Graphs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, ok := k.attrCount(gs, vm)
+				if !ok {
+					t.Fatalf("%s: attrCount: not ok", data)
+				}
+				return c
 			}
-			again, _, _ := k.attrCount(sub.Graphs)
+			c, again := count(), count()
 			if again != c {
 				t.Errorf("%s P=%d: counted %+v, then %+v", data, tc.p, c, again)
 			}

@@ -965,7 +965,7 @@ type spAttrBound struct {
 	vertexBytes, table float64
 }
 
-// attrBound bounds the explicit map of gs under k's attribute kernel,
+// attrBound bounds the explicit map of gs under the vertex map vm,
 // graph by graph. A path of length d from u to v makes the keys (a, b, d)
 // of u's features a and v's b, so a graph has at most Σ|f_u|·|f_v| keys of
 // length d over its paths of that length, and at most F² for the F
@@ -979,22 +979,11 @@ type spAttrBound struct {
 // features and distances, far less than the P² products of the map: 1–26
 // ms on 60 to 600 graphs. The estimate takes it where attrCount cannot
 // count, for a vertex map with other than P features a vertex or a graph
-// whose table of keys would be too large.
-func (k *ShortestPath) attrBound(gs []*graph.Graph) (spAttrBound, error) {
-	var b spAttrBound
-	gs, err := k.Attr.scale(context.Background(), gs, 1)
-	if err != nil {
-		return b, err
-	}
-	dim, err := attrDim(gs)
-	if err != nil {
-		return b, err
-	}
-	vm, err := k.Attr.featureMap(dim)
-	if err != nil {
-		return b, err
-	}
+// whose table of keys would be too large. gs and vm are as attrMap
+// returns them.
+func attrBound(gs []*graph.Graph, vm VertexMap) spAttrBound {
 	var (
+		b    spAttrBound
 		fs   spFeatures
 		dist []int32
 		perD []float64
@@ -1004,7 +993,7 @@ func (k *ShortestPath) attrBound(gs []*graph.Graph) (spAttrBound, error) {
 		n := g.N()
 		fs.f, fs.off = fs.f[:0], fs.off[:0]
 		fs.add(vm, g)
-		b.vertexBytes += float64(len(fs.f))*16 + float64(n*dim)*8
+		b.vertexBytes += spVertexBytes(&fs, g)
 		clear(local)
 		for _, a := range fs.f {
 			local[a.ID] = true
@@ -1032,7 +1021,25 @@ func (k *ShortestPath) attrBound(gs []*graph.Graph) (spAttrBound, error) {
 		b.maxNNZ = max(b.maxNNZ, keys)
 		b.table = max(b.table, min(spDenseSlots, nf*nf*float64(len(perD))))
 	}
-	return b, nil
+	return b
+}
+
+// attrMap returns gs with their attributes scaled, as the explicit map
+// sees them, and the map's vertex map: what attrCount and attrBound count
+// the keys of.
+func (k *ShortestPath) attrMap(gs []*graph.Graph) ([]*graph.Graph, VertexMap, error) {
+	gs, err := k.Attr.scale(context.Background(), gs, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	vm, err := k.vertexMap(gs)
+	return gs, vm, err
+}
+
+// spVertexBytes is what the vertex features fs of g and g's scaled
+// attributes take.
+func spVertexBytes(fs *spFeatures, g *graph.Graph) float64 {
+	return float64(len(fs.f))*16 + float64(g.N()*g.AttrDim)*8
 }
 
 // spAttrPairs is how many pairs of binning iterations attrCount counts
@@ -1070,20 +1077,9 @@ type spAttrCount struct {
 // keys of all graphs are counted by a HyperLogLog sketch a pair (see
 // hyperLogLog), within about 2%. ok is false where a vertex has not P
 // features, for a vertex map other than Binning's. The pairs are drawn
-// from the binning's seed, so an estimate is the same each time.
-func (k *ShortestPath) attrCount(gs []*graph.Graph) (c spAttrCount, ok bool, err error) {
-	gs, err = k.Attr.scale(context.Background(), gs, 1)
-	if err != nil {
-		return c, false, err
-	}
-	dim, err := attrDim(gs)
-	if err != nil {
-		return c, false, err
-	}
-	vm, err := k.Attr.featureMap(dim)
-	if err != nil {
-		return c, false, err
-	}
+// from the binning's seed, so an estimate is the same each time. gs and
+// vm are as attrMap returns them.
+func (k *ShortestPath) attrCount(gs []*graph.Graph, vm VertexMap) (c spAttrCount, ok bool) {
 	p := max(k.Attr.Iterations, 1)
 	var pairs [][2]int
 	if p*p <= spAttrPairs {
@@ -1115,10 +1111,10 @@ func (k *ShortestPath) attrCount(gs []*graph.Graph) (c spAttrCount, ok bool, err
 		fs.add(vm, g)
 		for u := range n {
 			if fs.off[u+1]-fs.off[u] != int32(p) {
-				return c, false, nil
+				return c, false
 			}
 		}
-		c.vertexBytes += float64(len(fs.f))*16 + float64(n*dim)*8
+		c.vertexBytes += spVertexBytes(&fs, g)
 		clear(index)
 		clear(bins)
 		li = slices.Grow(li[:0], len(fs.f))[:len(fs.f)]
@@ -1146,7 +1142,7 @@ func (k *ShortestPath) attrCount(gs []*graph.Graph) (c spAttrCount, ok bool, err
 			bj := int(bins[j])
 			slots := int(bins[i]) * bj * int(nd)
 			if slots > spAttrSlots {
-				return c, false, nil
+				return c, false
 			}
 			if len(table) < slots {
 				table = make([]uint32, min(max(slots, 2*len(table)), spAttrSlots))
@@ -1185,7 +1181,7 @@ func (k *ShortestPath) attrCount(gs []*graph.Graph) (c spAttrCount, ok bool, err
 	exhaustive := p*p <= spAttrPairs
 	c.nnz = scaledMean(keys, p*p, exhaustive)
 	c.features = scaledMean(feats, p*p, exhaustive)
-	return c, true, nil
+	return c, true
 }
 
 // scaledMean returns total times the mean of xs, a sample of total
@@ -1287,21 +1283,18 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, limit int64) i
 		if limit > 0 && closed <= float64(limit) {
 			return int64(closed)
 		}
-		c, ok, err := k.attrCount(gs)
+		scaled, vm, err := k.attrMap(gs)
 		if err != nil {
 			return int64(closed)
 		}
-		if ok {
+		if c, ok := k.attrCount(scaled, vm); ok {
 			// The packed map runs where the bins' ids fit its keys
 			// (see spParallelVectors).
 			perFeat := spFeatureBytes(n, threads, c.maxID < 1<<24)
 			fixed := c.vertexBytes + 4*c.table*threads
 			return int64(min(closed, spMapBytes(n, threads, c.nnz, c.maxNNZ, c.features, largest, perFeat, fixed)))
 		}
-		b, err := k.attrBound(gs)
-		if err != nil {
-			return int64(closed)
-		}
+		b := attrBound(scaled, vm)
 		fixed := b.vertexBytes + 4*b.table*threads + vecBytes*float64(n) +
 			4*largest*largest*threads
 		if n > 1 {
