@@ -269,15 +269,17 @@ type walkModel struct{ costModel }
 
 func newWalkModel(c Costs) walkModel { return walkModel{costModel{c, walkDefaults}} }
 
-// walkDefaults, giDefaults and spDefaults are the advisors' default
-// constants, built once for their models, which only read them. Built for
-// every advice, the walk kernel's map took 2.7 µs of the 38 µs of advice
-// on 200 graphs of p_V 0 at length 3 with cold caches (medians of 300,
-// each after a pass through 64 MiB), whose explicit run takes 0.5 ms.
+// walkDefaults, giDefaults, spDefaults and csmDefaults are the advisors'
+// default constants, built once for their models, which only read them.
+// Built for every advice, the walk kernel's map took 2.7 µs of the 38 µs
+// of advice on 200 graphs of p_V 0 at length 3 with cold caches (medians
+// of 300, each after a pass through 64 MiB), whose explicit run takes
+// 0.5 ms.
 var (
 	walkDefaults = WalkCostDefaults()
 	giDefaults   = GICostDefaults()
 	spDefaults   = SPCostDefaults()
+	csmDefaults  = CSMCostDefaults()
 )
 
 // estimate is a method's predicted time by the cost model.

@@ -66,7 +66,7 @@ func CSMCostDefaults() Costs {
 // csmModel is the connected subgraph matching kernel's cost model.
 type csmModel struct{ costModel }
 
-func newCSMModel(c Costs) csmModel { return csmModel{costModel{c, CSMCostDefaults()}} }
+func newCSMModel(c Costs) csmModel { return csmModel{costModel{c, csmDefaults}} }
 
 // glWork is what the explicit method's time depends on, for n graphs.
 type glWork struct {
