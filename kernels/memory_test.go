@@ -87,9 +87,8 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 		data string
 		n    int // 0 for all graphs
 		// factor bounds estimate/measured; 0 means memoryFactor. The
-		// dot products' bytes
-		// count one block of posting lists, 16 bytes a non-zero,
-		// whichever scheme runs. SP on NCI1 takes
+		// dot products' bytes count one block of posting lists, 16
+		// bytes a non-zero, whichever scheme runs. SP on NCI1 takes
 		// merge joins, which build none, but by 1.5% of mergeCheaper's
 		// steps (1.38·10⁹ against 1.40·10⁹), closer than a sample can
 		// tell (its estimates: 19% more non-zeros, 11% fewer
@@ -355,7 +354,7 @@ func TestHyperLogLog(t *testing.T) {
 // TestSPAttrEstimateLimit checks that a limit changes only how much of
 // SP's estimate with attributes is computed, not on which side of the
 // limit it falls: the closed form, taken within the limit, is never below
-// the bound.
+// the estimate from the counted keys.
 func TestSPAttrEstimateLimit(t *testing.T) {
 	ds := graphtest.Dataset(t, "SYNTHETICnew")
 	sub, err := ds.RandomSubset(30, 1)
@@ -366,7 +365,7 @@ func TestSPAttrEstimateLimit(t *testing.T) {
 	full := k.EstimateBytes(sub.Graphs, Explicit, 0)
 	closed := k.EstimateBytes(sub.Graphs, Explicit, 1<<62)
 	if full >= closed {
-		t.Fatalf("bound %d bytes, closed form %d: want the bound below", full, closed)
+		t.Fatalf("counted estimate %d bytes, closed form %d: want the counted one below", full, closed)
 	}
 	for _, limit := range []int64{full / 2, full, (full + closed) / 2, closed, 2 * closed} {
 		got := k.EstimateBytes(sub.Graphs, Explicit, limit)
