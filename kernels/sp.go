@@ -91,7 +91,7 @@ func (k *ShortestPath) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*
 		// The ids are numbered from 0 by one interner.
 		rep.Features = int64(idBound(vecs))
 		t = time.Now()
-		K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, nil, threadsOr(k.Threads), rep)
+		K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, nil, threadsOr(k.Threads), rep, nil)
 		rep.TDot = time.Since(t)
 		return K, rep, err
 	case Implicit:

@@ -263,16 +263,16 @@ func growDoubling[S ~[]E, E any](s S, n int) S {
 // they give the same matrix to the bit.
 // A rep that is not nil gets the vectors' FeatureProducts.
 func gramFromVecs(ctx context.Context, vecs []Vec, weights []float64, threads int, rep *Report) (*mat.SymDense, error) {
-	return gramFromVecsInto(ctx, newGramAhead(ctx, len(vecs), 1).matrix(), vecs, weights, threads, rep)
+	return gramFromVecsInto(ctx, newGramAhead(ctx, len(vecs), 1).matrix(), vecs, weights, threads, rep, nil)
 }
 
 // gramFromVecsInto is gramFromVecs into K, a zero matrix of the size of
-// vecs, such as a gramAhead gives.
-func gramFromVecsInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads int, rep *Report) (*mat.SymDense, error) {
+// vecs, such as a gramAhead gives, with the arrays of sc, if not nil.
+func gramFromVecsInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads int, rep *Report, sc *postingScratch) (*mat.SymDense, error) {
 	if len(vecs) == 0 {
 		return K, nil
 	}
-	products, err := gramFrom(ctx, K, vecs, weights, threads, 0)
+	products, err := gramFrom(ctx, K, vecs, weights, threads, 0, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -354,10 +354,15 @@ func (a *gramAhead) matrix() *mat.SymDense {
 // entries K_ij with i ≤ j, which must be zero, by the scheme gramFromVecs
 // chooses for all of vecs, and leaves the others as they are. It returns
 // the products of all of vecs's posting lists, Σ_f df_f(df_f+1)/2, which
-// chose the scheme.
-func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads, from int) (products int64, err error) {
-	nnz, df := featureStats(vecs)
-	return gramFromStats(ctx, K, vecs, weights, nnz, df, threads, from, true)
+// chose the scheme. It works in the arrays of sc, if not nil, and leaves
+// them there for the next caller.
+func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads, from int, sc *postingScratch) (products int64, err error) {
+	var buf []int32
+	if sc != nil {
+		buf = sc.pos
+	}
+	nnz, df := featureStatsInto(vecs, buf)
+	return gramFromStats(ctx, K, vecs, weights, nnz, df, threads, from, true, sc)
 }
 
 // gramFromStats is gramFrom for vectors with nnz non-zeros in all and
@@ -366,7 +371,7 @@ func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float6
 // scheme needs it: the posting lists and the merge joins, but not the
 // gathers of gramMergeInto, whose sums are then in another order, which
 // leaves them as they are only where they are exact.
-func gramFromStats(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, nnz int, df []int32, threads, from int, sorted bool) (products int64, err error) {
+func gramFromStats(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, nnz int, df []int32, threads, from int, sorted bool, sc *postingScratch) (products int64, err error) {
 	n := len(vecs)
 	for _, d := range df {
 		products += int64(d) * int64(d+1) / 2
@@ -380,7 +385,11 @@ func gramFromStats(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []f
 	if merge {
 		return products, gramMergeInto(ctx, K, vecs, weights, len(df), threads, from)
 	}
-	return products, gramBlockedInto(ctx, K, vecs, weights, &postingScratch{pos: df}, gramBlockBytes, threads, from, nil)
+	if sc == nil {
+		sc = new(postingScratch)
+	}
+	sc.pos = df
+	return products, gramBlockedInto(ctx, K, vecs, weights, sc, gramBlockBytes, threads, from, nil)
 }
 
 // sortVecs sorts the ids of each vector with their values, on up to
@@ -398,8 +407,16 @@ func sortVecs(ctx context.Context, vecs []Vec, threads int) error {
 
 // featureStats returns the non-zeros of vecs and the number of vectors
 // holding each feature id.
-func featureStats(vecs []Vec) (nnz int, df []int32) {
-	df = make([]int32, idBound(vecs))
+func featureStats(vecs []Vec) (nnz int, df []int32) { return featureStatsInto(vecs, nil) }
+
+// featureStatsInto is featureStats with df in buf's array where it fits.
+func featureStatsInto(vecs []Vec, buf []int32) (nnz int, df []int32) {
+	if top := idBound(vecs); cap(buf) >= top {
+		df = buf[:top]
+		clear(df)
+	} else {
+		df = make([]int32, top)
+	}
 	for _, v := range vecs {
 		nnz += v.Len()
 		for _, id := range v.IDs {

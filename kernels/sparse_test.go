@@ -224,7 +224,7 @@ func TestGramFromColumn(t *testing.T) {
 						raw.Data[i*raw.Stride+j] = sentinel
 					}
 				}
-				if _, err := gramFrom(ctx, K, vecs, nil, threads, from); err != nil {
+				if _, err := gramFrom(ctx, K, vecs, nil, threads, from, nil); err != nil {
 					t.Fatal(err)
 				}
 				for i := range tt.n {

@@ -298,7 +298,7 @@ func graphletGram(ctx context.Context, gs []*graph.Graph, byAut bool, threads in
 	noteVecs(rep, vecs)
 	rep.Features = int64(len(aut))
 	t = time.Now()
-	K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, w, threads, rep)
+	K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, w, threads, rep, nil)
 	rep.TDot = time.Since(t)
 	return K, rep, err
 }

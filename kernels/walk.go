@@ -172,14 +172,19 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 			return K, rep, err
 		}
 		t := time.Now()
-		vecs, weights, err := k.FeatureVectors(ctx, gs, rep)
+		// The vectors are the Workspace's: they are not returned.
+		wb := takeWalk(ctx)
+		vecs, weights, err := k.featureVectors(ctx, gs, rep, wb)
 		if err != nil {
 			return nil, rep, err
 		}
 		rep.TPhi = time.Since(t)
 		t = time.Now()
-		K, err := gramFromVecs(ctx, vecs, weights, threadsOr(k.Threads), rep)
+		K, err := gramFromVecsInto(ctx, newGramAhead(ctx, n, 1).matrix(), vecs, weights, threadsOr(k.Threads), rep, &wb.gram)
 		rep.TDot = time.Since(t)
+		if err == nil {
+			wb.giveBack()
+		}
 		return K, rep, err
 	case Implicit:
 		if n == 0 {
@@ -210,12 +215,28 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 // returns the weight of every id, to be used in the dot product; otherwise
 // weights is nil. rep, if not nil, receives the non-zero counts.
 func (k *Walk) FeatureVectors(ctx context.Context, gs []*graph.Graph, rep *Report) (vecs []Vec, weights []float64, err error) {
+	return k.featureVectors(ctx, gs, rep, nil)
+}
+
+// featureVectors is FeatureVectors in the buffers of wb, if not nil,
+// where the vectors of the sequential map are stored too: they are valid
+// until wb is lent again.
+func (k *Walk) featureVectors(ctx context.Context, gs []*graph.Graph, rep *Report, wb *walkBufs) (vecs []Vec, weights []float64, err error) {
 	if err := k.validate(); err != nil {
 		return nil, nil, err
 	}
 	b, err := k.newMapper(gs)
 	if err != nil {
 		return nil, nil, err
+	}
+	if wb != nil {
+		b.useBufs(&wb.maps[0], &wb.vecs)
+		wb.vecs.reset()
+		defer func() {
+			if err == nil {
+				wb.maps[0] = b.mapBufs
+			}
+		}()
 	}
 	features := 0
 	if threads := threadsOr(k.Threads); threads > 1 && b.dirac && !k.lengthWeights() && k.walksExact(gs) {

@@ -113,8 +113,10 @@ func BenchmarkWalkGramThreads(b *testing.B) {
 				gs := graphtest.Dataset(b, c.data).Graphs
 				k := &Walk{Length: c.l, Threads: th}
 				// With a Crew, as under runexp, the second core stays awake
-				// from one Gram matrix to the next.
+				// from one Gram matrix to the next, and with a Workspace,
+				// as runexp keeps for a cell, the buffers are kept too.
 				ctx := WithCrew(context.Background(), NewCrew(DefaultLinger))
+				ctx = WithWorkspace(ctx, NewWorkspace())
 				for b.Loop() {
 					if _, _, err := k.Gram(ctx, gs, c.m); err != nil {
 						b.Fatal(err)

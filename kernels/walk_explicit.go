@@ -28,8 +28,10 @@ type walkMapper struct {
 	// Dirac fast path: a length-i sequence is keyed by
 	// prev<<32 | (edgeLabel·nVL + vertexLabel), and a length-0 sequence by
 	// noPrev<<32 | vertexLabel.
-	nVL  uint64
-	fast interner[key64]
+	nVL uint64
+	// mapBufs holds the interner of the fast path, fast, and the
+	// buffers below that a Workspace keeps from one map to the next.
+	mapBufs
 
 	// Generic path: keyed by (vertex feature, edge feature, prev id), and a
 	// length-0 sequence by (vertex feature, noPrev, noPrev).
@@ -39,15 +41,13 @@ type walkMapper struct {
 	// kernel has lengthWeights; nil otherwise.
 	weights []float64
 
-	// vacc accumulates per-vertex vectors, gacc the graph vector of Max
-	// (see graphAcc).
-	vacc, gacc accumulator
-	cur, nxt   csrVecs
-	vf, ef     []Feature
-	// groups holds the pairs around each vertex for pushLast, those of
-	// v at groupOff[v]:groupOff[v+1].
-	groups   []pairGroup
-	groupOff []int32
+	// vf and ef hold the generic path's features of a vertex and an
+	// edge.
+	vf, ef []Feature
+
+	// out, if not nil, stores the graph vectors, which are otherwise
+	// allocated one by one.
+	out *vecSlab
 
 	// work, if not nil, counts the work of graphVector, which the cost
 	// model of Advise prices.
@@ -141,6 +141,14 @@ func newGenericWalkMapper(k *Walk) (*walkMapper, error) {
 	kk := *k
 	kk.Vertex, kk.Edge = vm, em
 	return &walkMapper{k: &kk, slow: make(map[[3]uint64]uint32)}, nil
+}
+
+// useBufs makes b map in the buffers of m, emptied, and store its graph
+// vectors in out, if not nil. b must not have mapped a graph.
+func (b *walkMapper) useBufs(m *mapBufs, out *vecSlab) {
+	b.mapBufs = *m
+	b.reuse()
+	b.out = out
 }
 
 // size returns the number of interned label sequences of all lengths.
@@ -686,9 +694,12 @@ func pairGroups(buf []pairGroup, g *graph.Graph, v int, nVL uint64) []pairGroup 
 // finish returns the graph vector accumulated by start and round.
 func (b *walkMapper) finish() Vec {
 	var vec Vec
-	if b.workers > 1 {
+	switch {
+	case b.out != nil:
+		vec = b.out.flush(b.graphAcc(), b.workers <= 1)
+	case b.workers > 1:
 		vec.IDs, vec.Vals = b.graphAcc().flushUnsorted(nil, nil)
-	} else {
+	default:
 		vec.IDs, vec.Vals = b.graphAcc().flush(nil, nil)
 	}
 	b.work.flushed(vec.Len())

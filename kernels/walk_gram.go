@@ -112,6 +112,9 @@ type overlapGram struct {
 	// private, once not nil, is the private map that mapped the graphs
 	// after the pipeline's first (see switchPrivate).
 	private *privateMap
+
+	// bufs are the buffers lent by the context's Workspace, if any.
+	bufs *walkBufs
 }
 
 // work runs the tasks of a worker until stopped, until done, if not nil,
@@ -122,13 +125,12 @@ type overlapGram struct {
 // once all of its graphs are, so a stop waits for no map.
 func (o *overlapGram) work(ctx context.Context, done func() bool) {
 	o.matrix()
-	// sc is the arrays of gramBlockedInto, its index of one element
-	// per feature id of the blocks so far, and dense the array of a
+	// c.sc is the arrays of gramBlockedInto, its index of one element
+	// per feature id of the blocks so far, and c.dense the array of a
 	// column's values (see column).
-	var (
-		sc    postingScratch
-		dense []float64
-	)
+	c := o.bufs.takeCol()
+	defer func() { o.bufs.putCol(c) }()
+	sc := &c.sc
 	// between runs a last round that is due in the midst of a column:
 	// the columns of the graphs after it wait for it, and the chain of
 	// last rounds is, with the mapper's, the pipeline's critical path.
@@ -173,12 +175,12 @@ func (o *overlapGram) work(ctx context.Context, done func() bool) {
 			if top := idBound(o.vecs[c0:c1]); len(sc.pos) < top {
 				sc.pos = make([]int32, top+top/4)
 			}
-			if err := gramBlockedInto(ctx, o.K, o.vecs[:c1], w, &sc, gramBlockBytes, 1, c0, between); err != nil {
+			if err := gramBlockedInto(ctx, o.K, o.vecs[:c1], w, sc, gramBlockBytes, 1, c0, between); err != nil {
 				o.fail(err)
 				return
 			}
 		} else {
-			dense = o.column(c0, w, dense, between)
+			c.dense = o.column(c0, w, c.dense, between)
 		}
 		d := time.Since(t) - aside
 		o.mu.Lock()
@@ -376,7 +378,10 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	if err != nil {
 		return nil, err
 	}
-	o := &overlapGram{vecs: make([]Vec, n), tops: make([]int, n)}
+	wb := takeWalk(ctx)
+	b.useBufs(&wb.maps[0], &wb.vecs)
+	wb.vecs.reset()
+	o := &overlapGram{vecs: make([]Vec, n), tops: make([]int, n), bufs: wb, free: wb.free}
 	o.cond = sync.NewCond(&o.mu)
 	var working atomic.Int32
 	for range threads - 1 {
@@ -431,9 +436,9 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	K := o.matrix()
 	if p := o.private; p != nil {
 		// The private map's ids are unsorted.
-		rep.FeatureProducts, err = gramFromStats(ctx, K, o.vecs, b.weights, p.nnz, p.df, threads, from, false)
+		rep.FeatureProducts, err = gramFromStats(ctx, K, o.vecs, b.weights, p.nnz, p.df, threads, from, false, &wb.gram)
 	} else {
-		rep.FeatureProducts, err = gramFrom(ctx, K, o.vecs, b.weights, threads, from)
+		rep.FeatureProducts, err = gramFrom(ctx, K, o.vecs, b.weights, threads, from, &wb.gram)
 	}
 	stop()
 	if err == nil {
@@ -443,6 +448,15 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 		return nil, err
 	}
 	rep.TDot = time.Since(t)
+	wb.maps[0] = b.mapBufs
+	if pm := o.pipe; pm != nil {
+		wb.maps[1] = pm.mapBufs
+		// The last round's per-vertex vectors are the queue's, now
+		// in free.
+		wb.maps[1].cur = csrVecs{}
+	}
+	wb.free = o.free
+	wb.giveBack()
 	return K, nil
 }
 

@@ -105,6 +105,7 @@ func walkBound(g *graph.Graph, l int) float64 {
 func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.Graph, threads int, how overlapChoice, stop func() int, exact func() bool) (int, error) {
 	n := len(gs)
 	pm := &walkMapper{k: b.k, dirac: true, nVL: b.nVL}
+	pm.useBufs(&o.bufs.maps[1], &o.bufs.vecs)
 	o.mu.Lock()
 	o.pipe, o.gs = pm, gs
 	o.mu.Unlock()

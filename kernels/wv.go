@@ -139,7 +139,7 @@ func gramWVExplicit(ctx context.Context, name string, gs []*graph.Graph, w expli
 	noteVecs(rep, vecs)
 	rep.Features = int64(nf)
 	t = time.Now()
-	K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, nil, threads, rep)
+	K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, nil, threads, rep, nil)
 	rep.TDot += time.Since(t)
 	return K, err
 }

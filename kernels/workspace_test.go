@@ -1,0 +1,231 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/graph/graphtest"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestWorkspaceWalk computes the walk kernel's explicit Gram matrices one
+// after another under one Workspace, each kernel after others of other
+// lengths, weights, base kernels, data and ways of mapping, and some after
+// a matrix that was cancelled, and checks each against the matrix computed
+// without a Workspace, to the bit: buffers handed on from another matrix
+// must change nothing.
+func TestWorkspaceWalk(t *testing.T) {
+	mutag := graphtest.Dataset(t, "MUTAG").Graphs[:120]
+	enzymes := graphtest.Dataset(t, "ENZYMES").Graphs[:60]
+	type cell struct {
+		name string
+		k    Walk
+		gs   []*graph.Graph
+	}
+	cells := []cell{
+		{"MUTAG l5", Walk{Length: 5}, mutag},
+		{"ENZYMES l3", Walk{Length: 3}, enzymes},
+		{"MUTAG l3-max", Walk{Length: 3, Max: true}, mutag},
+		{"MUTAG l7", Walk{Length: 7}, mutag},
+		{"ENZYMES l4-weights", Walk{Length: 4, Max: true, Lambda: []float64{1, 0.3, 0.09, 0.027, 0.0081}}, enzymes},
+		{"MUTAG l4-wl1", Walk{Length: 4, WL: 1}, graph.RefineGraphs(mutag, 1, graph.FromLabels)},
+		{"MUTAG l2-generic", Walk{Length: 2, Vertex: genericDirac{}, Edge: genericDirac{}}, mutag},
+		{"MUTAG l0", Walk{Length: 0}, mutag},
+	}
+	want := make([]*Report, len(cells))
+	wantK := make([]*symCopy, len(cells))
+	for c, tt := range cells {
+		tt.k.WL = 0 // the graphs are refined already
+		K, rep, err := tt.k.Gram(context.Background(), tt.gs, Explicit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[c], wantK[c] = rep, copySym(K)
+	}
+	ws := NewWorkspace()
+	ctx := WithWorkspace(context.Background(), ws)
+	hows := []overlapChoice{chooseAuto, chooseOverlap, chooseShared, choosePipe, choosePipeShared, choosePrivate, choosePipePrivate}
+	run := 0
+	for round := range 2 {
+		for c, tt := range cells {
+			tt.k.WL = 0
+			for _, threads := range []int{1, 2} {
+				for h, how := range hows {
+					if threads == 1 && h > 0 {
+						break // one thread maps in sequence
+					}
+					run++
+					if run%5 == 0 {
+						// A matrix cancelled in its map, whose buffers
+						// must not be handed on.
+						cctx, cancel := context.WithTimeout(ctx, 200*time.Microsecond)
+						_, _ = tt.k.explicitGramBy(cctx, tt.gs, 2, &Report{}, how)
+						cancel()
+					}
+					var K *symCopy
+					rep := &Report{}
+					if threads == 1 {
+						k := tt.k
+						k.Threads = 1
+						got, r, err := k.Gram(ctx, tt.gs, Explicit)
+						if err != nil {
+							t.Fatal(err)
+						}
+						K, rep = copySym(got), r
+					} else {
+						got, err := tt.k.explicitGramBy(ctx, tt.gs, threads, rep, how)
+						if err != nil {
+							t.Fatal(err)
+						}
+						K = copySym(got)
+					}
+					what := fmt.Sprintf("round %d, %s, threads %d, choice %d", round, tt.name, threads, how)
+					if !slices.Equal(K.data, wantK[c].data) {
+						t.Fatalf("%s: matrix differs from the one without a Workspace", what)
+					}
+					if rep.Features != want[c].Features || rep.FeatureNNZ != want[c].FeatureNNZ {
+						t.Errorf("%s: %d features, %d nnz; without a Workspace %d, %d", what, rep.Features, rep.FeatureNNZ, want[c].Features, want[c].FeatureNNZ)
+					}
+				}
+			}
+		}
+	}
+	if ws.Bytes() == 0 {
+		t.Error("the Workspace holds no buffers after the matrices")
+	}
+	ws.Release()
+	if b := ws.Bytes(); b != 0 {
+		t.Errorf("the Workspace holds %d bytes after Release", b)
+	}
+}
+
+// symCopy is a Gram matrix's upper triangle, copied: the matrices of one
+// Workspace share no buffers with it, but the test should not depend on
+// it.
+type symCopy struct{ data []float64 }
+
+func copySym(K *mat.SymDense) *symCopy {
+	n := K.SymmetricDim()
+	c := &symCopy{data: make([]float64, 0, n*(n+1)/2)}
+	for i := range n {
+		for j := i; j < n; j++ {
+			c.data = append(c.data, K.At(i, j))
+		}
+	}
+	return c
+}
+
+// TestWorkspaceWalkAllocs checks that a Workspace keeps what the walk
+// kernel's explicit Gram matrix allocates: MUTAG's at length 7 allocated
+// 4.1 MB on one thread and 4.6 MB on two, and with the Workspace, from the
+// second matrix on, 0.58 and 0.62 MB, mostly the matrix (0.28 MB) and
+// the first graphs' vectors of the pipeline's check. The maps on two
+// threads are the pipeline and the overlap, which the Workspace serves:
+// the choice between the ways is made on times, and the parallel and
+// private maps allocate their own.
+func TestWorkspaceWalkAllocs(t *testing.T) {
+	gs := graphtest.Dataset(t, "MUTAG").Graphs
+	k := &Walk{Length: 7}
+	for _, tt := range []struct {
+		threads int
+		how     overlapChoice
+	}{{1, chooseAuto}, {2, choosePipe}, {2, chooseOverlap}} {
+		t.Run(fmt.Sprintf("threads=%d/choice=%d", tt.threads, tt.how), func(t *testing.T) {
+			alloc := func(ctx context.Context) uint64 {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				var err error
+				if tt.threads == 1 {
+					_, _, err = k.Gram(ctx, gs, Explicit)
+				} else {
+					_, err = k.explicitGramBy(ctx, gs, tt.threads, &Report{}, tt.how)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				runtime.ReadMemStats(&after)
+				return after.TotalAlloc - before.TotalAlloc
+			}
+			fresh := alloc(context.Background())
+			ctx := WithWorkspace(context.Background(), NewWorkspace())
+			first := alloc(ctx)
+			for i := range 2 {
+				if got := alloc(ctx); float64(got) > 0.3*float64(fresh) {
+					t.Errorf("matrix %d with the Workspace allocated %d bytes, %.2f of the %d without (first with it: %d)",
+						i+2, got, float64(got)/float64(fresh), fresh, first)
+				}
+			}
+		})
+	}
+}
+
+// TestVecSlab checks that the vectors a vecSlab stores keep their values
+// while later ones are added and after a vector too long for a chunk, and
+// that a reset slab stores others as well in the chunks it kept.
+func TestVecSlab(t *testing.T) {
+	// Lengths chosen against chunks of slabFirst = 4096 to slabChunk =
+	// 65536 non-zeros: several per chunk, one that leaves a chunk's tail
+	// unused, and some longer than any chunk.
+	rounds := [][]int{
+		{1000, 30000, 30000, 10000, 70000, 5, 0, 65536},
+		{70000, 80000, 3, 65536, 1, 40000, 40000},
+	}
+	var s vecSlab
+	var a accumulator
+	for r, lens := range rounds {
+		s.reset()
+		var vecs []Vec
+		for v, n := range lens {
+			// Ids from the top down, so that the sorted flush must
+			// sort them; values that name the vector and the id.
+			for i := n - 1; i >= 0; i-- {
+				a.add(uint32(i), float64(v*1_000_000+i+1))
+			}
+			vecs = append(vecs, s.flush(&a, true))
+		}
+		for v, n := range lens {
+			vec := vecs[v]
+			if vec.Len() != n || len(vec.Vals) != n || cap(vec.IDs) != n || cap(vec.Vals) != n {
+				t.Fatalf("round %d, vector %d: %d ids, %d values (caps %d, %d), want %d", r, v, vec.Len(), len(vec.Vals), cap(vec.IDs), cap(vec.Vals), n)
+			}
+			for i := range n {
+				if vec.IDs[i] != uint32(i) || vec.Vals[i] != float64(v*1_000_000+i+1) {
+					t.Fatalf("round %d, vector %d, entry %d: id %d value %v", r, v, i, vec.IDs[i], vec.Vals[i])
+				}
+			}
+		}
+	}
+	if got, want := s.bytes(), int64(0); got <= want {
+		t.Errorf("slab holds %d bytes", got)
+	}
+}
+
+// TestWorkspaceLend checks that a Workspace lends its buffers to one
+// matrix at a time and keeps the larger of two given back.
+func TestWorkspaceLend(t *testing.T) {
+	ws := NewWorkspace()
+	ctx := WithWorkspace(context.Background(), ws)
+	a := takeWalk(ctx)
+	b := takeWalk(ctx)
+	if a == b {
+		t.Fatal("two matrices got the same buffers")
+	}
+	a.putCol(colBufs{dense: make([]float64, 500)})
+	b.putCol(colBufs{dense: make([]float64, 5)})
+	a.giveBack()
+	b.giveBack()
+	if got := ws.Bytes(); got != 4000 {
+		t.Errorf("Workspace holds %d bytes, want the larger buffers' 4000", got)
+	}
+	if c := takeWalk(ctx); c != a {
+		t.Error("the next matrix did not get the buffers kept")
+	}
+	if got := takeWalk(context.Background()); got.lent != nil {
+		t.Error("buffers without a Workspace are lent")
+	}
+}
