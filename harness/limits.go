@@ -115,28 +115,78 @@ type outcome struct {
 	lag time.Duration
 }
 
+// runBufs are the Workspaces of a cell's methods (see cellRun.methods):
+// own, the run's, whose buffers the kernel reuses, and others, the other
+// methods', which the run leaves alone.
+type runBufs struct {
+	own    *kernels.Workspace
+	others []*kernels.Workspace
+}
+
+// kept returns the bytes the other methods' Workspaces hold.
+func (b runBufs) kept() int64 {
+	var n int64
+	for _, w := range b.others {
+		n += w.Bytes()
+	}
+	return n
+}
+
+// release drops the other methods' buffers.
+func (b runBufs) release() {
+	for _, w := range b.others {
+		w.Release()
+	}
+}
+
+// keptShare is the share of the memory limit, one in keptShare, up to
+// which the buffers of a cell's other methods are kept beside a run: a
+// few MiB on MUTAG and ENZYMES, against limits of GiBs, whose runs reuse
+// them in the next round; where they are larger, so are the runs, and
+// the collections they save matter less.
+const keptShare = 16
+
 // runOnce computes one Gram matrix under the limits and classifies how it
 // ended; costs are the cost constants of the automatic method's advice
-// (nil: the kernels' defaults). Only the Gram call is timed; garbage from
-// earlier runs is collected first so that it counts neither against the
-// limit nor in the peak.
-func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method, lim Limits, threads int, every time.Duration, costs kernels.Costs) outcome {
+// (nil: the kernels' defaults), and bufs the Workspaces it runs with.
+// Only the Gram call is timed; garbage from earlier runs is collected
+// first so that it counts neither against the limit nor in the peak. Nor
+// do the buffers that the other methods' Workspaces keep: the run's heap
+// base and peak leave them out, and where the limit could not hold them
+// beside the run, they are dropped first.
+func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method, lim Limits, threads int, every time.Duration, costs kernels.Costs, bufs runBufs) outcome {
+	if bufs.own != nil {
+		ctx = kernels.WithWorkspace(ctx, bufs.own)
+	}
 	runtime.GC()
-	out := outcome{heapBase: heapBytes()}
+	kept := bufs.kept()
+	base := int64(heapBytes())
 	// A kernel that can predict its memory is refused before it starts
 	// when the prediction exceeds the limit: the sampler would stop it
 	// only after it had allocated that much. The sampler sees the whole
 	// heap, so the heap already in use and the Gram matrix itself, which
-	// the estimate leaves out, count too.
-	if est, ok := k.(kernels.MemoryEstimator); ok && lim.Memory > 0 {
+	// the estimate leaves out, count too. The buffers of the run's own
+	// Workspace do not, as the estimate counts them, and nor do the other
+	// methods', which the limit leaves out as the peak does. They are
+	// kept only while they are small beside the limit (keptShare), and
+	// the room is not short of them where the kernel can tell.
+	var estimate int64
+	if lim.Memory > 0 {
 		n := int64(len(gs))
-		room := lim.Memory - 8*n*n - int64(out.heapBase)
-		if b := est.EstimateBytes(gs, m, max(room, 1)); b > 0 && b > room {
-			out.status = StatusOOM
-			out.estimate = b
-			return out
+		room := lim.Memory - 8*n*n - (base - bufs.own.Bytes() - kept)
+		if est, ok := k.(kernels.MemoryEstimator); ok {
+			estimate = est.EstimateBytes(gs, m, max(room, 1))
+			if estimate > room {
+				return outcome{status: StatusOOM, estimate: estimate, heapBase: uint64(base - kept)}
+			}
+		}
+		if kept > 0 && (kept > lim.Memory/keptShare || estimate > room-kept) {
+			bufs.release()
+			runtime.GC()
+			kept, base = 0, int64(heapBytes())
 		}
 	}
+	out := outcome{heapBase: uint64(base - kept)}
 	// The helpers of a run on more threads are woken before the clock
 	// starts, not by the run's first parallel loop (see kernels.Warm).
 	if err := kernels.Warm(ctx, threads); err != nil {
@@ -157,7 +207,11 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 	if every <= 0 {
 		every = defaultSampleEvery
 	}
-	w := watchHeap(cancelMem, lim.Memory, every)
+	limit := lim.Memory
+	if limit > 0 {
+		limit += kept
+	}
+	w := watchHeap(cancelMem, limit, every)
 
 	rep, a, err := safeGram(runCtx, k, gs, m, costs)
 	out.ran = m
@@ -174,7 +228,7 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 	end := time.Now()
 	out.wall = end.Sub(start)
 	cause := context.Cause(runCtx)
-	out.peak = w.stop()
+	out.peak = w.stop() - uint64(kept)
 	out.report = rep
 	if !w.cancelled.IsZero() {
 		out.lag = end.Sub(w.cancelled)

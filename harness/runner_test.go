@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -569,7 +570,7 @@ func (k *estimatingKernel) EstimateBytes([]*graph.Graph, kernels.Method, int64) 
 func TestMemoryEstimateRefused(t *testing.T) {
 	f := newFakeKernels(nil)
 	k := &estimatingKernel{fakeKernel{f: f, id: "big"}}
-	out := runOnce(context.Background(), k, nil, kernels.Explicit, Limits{Memory: 1 << 30}, 1, 0, nil)
+	out := runOnce(context.Background(), k, nil, kernels.Explicit, Limits{Memory: 1 << 30}, 1, 0, nil, runBufs{})
 	if out.status != StatusOOM || out.estimate != 1<<40 {
 		t.Errorf("status %q, estimate %d; want oom and 1 TiB", out.status, out.estimate)
 	}
@@ -594,7 +595,7 @@ func TestRanColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []kernels.Method{kernels.Explicit, kernels.Implicit, kernels.Auto} {
-		out := runOnce(context.Background(), k, gs, m, Limits{}, 1, 0, nil)
+		out := runOnce(context.Background(), k, gs, m, Limits{}, 1, 0, nil, runBufs{})
 		if out.status != StatusOK {
 			t.Fatalf("%s: status %q", m, out.status)
 		}
@@ -767,5 +768,42 @@ func TestRefusedEstimate(t *testing.T) {
 		if got, ok := RefusedEstimate(tt.note); got != tt.want || ok != tt.ok {
 			t.Errorf("RefusedEstimate(%q) = %q, %t; want %q, %t", tt.note, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestRunWorkspaces checks what a run does with the Workspaces of its
+// cell: the explicit run keeps its buffers in its own; a run of another
+// method leaves them out of its heap base, and keeps them under a limit
+// that dwarfs them, but drops them under one less than keptShare times
+// their size.
+func TestRunWorkspaces(t *testing.T) {
+	gs := graphtest.Dataset(t, "MUTAG").Graphs
+	k, err := kernels.New("walk", kernels.Params{"length": "7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, im := kernels.NewWorkspace(), kernels.NewWorkspace()
+	ctx := context.Background()
+	out := runOnce(ctx, k, gs, kernels.Explicit, Limits{Memory: 1 << 34}, 1, 0, nil, runBufs{own: ex, others: []*kernels.Workspace{im}})
+	held := ex.Bytes()
+	if out.status != StatusOK || held == 0 {
+		t.Fatalf("explicit run: status %q, its Workspace holds %d bytes", out.status, held)
+	}
+	runtime.GC()
+	heap := heapBytes()
+	out = runOnce(ctx, k, gs, kernels.Implicit, Limits{Memory: 1 << 34}, 1, 0, nil, runBufs{own: im, others: []*kernels.Workspace{ex}})
+	if out.status != StatusOK {
+		t.Fatalf("implicit run: status %q", out.status)
+	}
+	if got := ex.Bytes(); got != held {
+		t.Errorf("under a limit of 16 GiB the implicit run left the explicit buffers at %d bytes, want %d", got, held)
+	}
+	// The heap before the run held the buffers; its base leaves them out.
+	if out.heapBase+uint64(held)/2 > heap {
+		t.Errorf("implicit run's heap base %d, the heap with the explicit buffers %d: the %d bytes are not left out", out.heapBase, heap, held)
+	}
+	out = runOnce(ctx, k, gs, kernels.Implicit, Limits{Memory: keptShare*held - 1}, 1, 0, nil, runBufs{own: im, others: []*kernels.Workspace{ex}})
+	if got := ex.Bytes(); got != 0 {
+		t.Errorf("under a limit of %d bytes the explicit buffers kept %d bytes (run %q)", keptShare*held-1, got, out.status)
 	}
 }
