@@ -19,5 +19,8 @@
 // the same to the bit for any number. A Crew attached to the context with
 // WithCrew keeps those goroutines spinning between the parallel stretches
 // of a matrix and from one matrix to the next, where a virtual machine
-// would otherwise halt the idle cores and take long to wake them.
+// would otherwise halt the idle cores and take long to wake them. A
+// Workspace attached with WithWorkspace keeps the large buffers of one
+// matrix for the next, which would otherwise be garbage that the collector
+// takes, at a cost to the threads, between them.
 package kernels
