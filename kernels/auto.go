@@ -253,8 +253,16 @@ func WalkCostDefaults() Costs {
 // costModel prices counted work with the constants of Costs, falling back
 // to an advisor's defaults for every name Costs does not have.
 type costModel struct {
-	costs, defaults Costs
+	costs    Costs
+	defaults defaultCosts
 }
+
+// defaultCosts is an advisor's default constants, which can only be read:
+// the package builds each advisor's once, and every advice shares them.
+type defaultCosts struct{ c Costs }
+
+// get returns the constant name, 0 where there is none.
+func (d defaultCosts) get(name string) float64 { return d.c[name] }
 
 // term returns count units of work priced by the constant name.
 func (m costModel) term(name string, count float64, unit string) CostTerm {
@@ -262,7 +270,7 @@ func (m costModel) term(name string, count float64, unit string) CostTerm {
 }
 
 // ns returns the constant name.
-func (m costModel) ns(name string) float64 { return m.costs.Get(name, m.defaults[name]) }
+func (m costModel) ns(name string) float64 { return m.costs.Get(name, m.defaults.get(name)) }
 
 // walkModel is the walk kernel's cost model.
 type walkModel struct{ costModel }
@@ -276,10 +284,10 @@ func newWalkModel(c Costs) walkModel { return walkModel{costModel{c, walkDefault
 // of 300, each after a pass through 64 MiB), whose explicit run takes
 // 0.5 ms.
 var (
-	walkDefaults = WalkCostDefaults()
-	giDefaults   = GICostDefaults()
-	spDefaults   = SPCostDefaults()
-	csmDefaults  = CSMCostDefaults()
+	walkDefaults = defaultCosts{WalkCostDefaults()}
+	giDefaults   = defaultCosts{GICostDefaults()}
+	spDefaults   = defaultCosts{SPCostDefaults()}
+	csmDefaults  = defaultCosts{CSMCostDefaults()}
 )
 
 // estimate is a method's predicted time by the cost model.

@@ -42,7 +42,7 @@ func TestSPFloor(t *testing.T) {
 		{"rows", Costs{costSPVertexPair: 5, costSPComparison: 100, costSPRowStep: 0.5}, 27, 0, 90},
 	}
 	for _, c := range cases {
-		ts := spSizesOf([]*graph.Graph{path, triangle}).floorTerms(costModel{c.costs, SPCostDefaults()})
+		ts := spSizesOf([]*graph.Graph{path, triangle}).floorTerms(costModel{c.costs, defaultCosts{SPCostDefaults()}})
 		got := map[string]float64{}
 		for _, term := range ts {
 			got[term.Name] = term.Count
@@ -62,7 +62,7 @@ func TestSPFloor(t *testing.T) {
 	sets := [][]*graph.Graph{gs, graphtest.Dataset(t, "ENZYMES").Graphs[:40]}
 	for i, gs := range sets {
 		for _, costs := range []Costs{SPCostDefaults(), {costSPVertexPair: 1, costSPComparison: 3, costSPRowStep: 0.1}} {
-			m := costModel{costs, SPCostDefaults()}
+			m := costModel{costs, defaultCosts{SPCostDefaults()}}
 			floor := sumTerms(spSizesOf(gs).floorTerms(m))
 			vp, cmp, steps := spImplicitWork(gs)
 			exact := (vp*m.ns(costSPVertexPair) + cmp*m.ns(costSPComparison) + steps*m.ns(costSPRowStep)) * 1e-9
