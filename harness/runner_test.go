@@ -807,3 +807,35 @@ func TestRunWorkspaces(t *testing.T) {
 		t.Errorf("under a limit of %d bytes the explicit buffers kept %d bytes (run %q)", keptShare*held-1, got, out.status)
 	}
 }
+
+// garbageEstimator is a kernel whose memory estimate leaves garbage.
+type garbageEstimator struct {
+	fakeKernel
+	garbage int
+	sink    []byte
+}
+
+func (k *garbageEstimator) EstimateBytes([]*graph.Graph, kernels.Method, int64) int64 {
+	k.sink = make([]byte, k.garbage)
+	for i := 0; i < len(k.sink); i += 4096 {
+		k.sink[i] = 1
+	}
+	k.sink = nil
+	return 1 << 20
+}
+
+// TestEstimateGarbageLeftOut checks that the garbage a kernel's memory
+// estimate leaves is collected before the run, so that its peak does not
+// count it: the fake kernel's run allocates nothing of note, and its
+// estimate 256 MiB.
+func TestEstimateGarbageLeftOut(t *testing.T) {
+	f := newFakeKernels(nil)
+	k := &garbageEstimator{fakeKernel: fakeKernel{f: f, id: "small"}, garbage: 256 << 20}
+	out := runOnce(context.Background(), k, nil, kernels.Explicit, Limits{Memory: 8 << 30}, 1, 0, nil, runBufs{})
+	if out.status != StatusOK {
+		t.Fatalf("status %q", out.status)
+	}
+	if out.peak > out.heapBase+64<<20 {
+		t.Errorf("peak %d MiB over a base of %d MiB: the estimate's 256 MiB of garbage counted", out.peak>>20, out.heapBase>>20)
+	}
+}
