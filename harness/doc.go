@@ -27,7 +27,7 @@
 //	grid:                             # axes, in order; the last varies fastest
 //	  pv: {from: 0, to: 1, step: 0.1} #   a range, computed exactly
 //	  d: [100, 200, 300]              #   or a list, or a single value
-//	measure: {repetitions: 5, warmup: 1, threads: 1}
+//	measure: {repetitions: 5, warmup: 1, threads: 1, reuse: false}
 //	limits: {time: 24h, memory: 16GiB}   # per run; "none" for no limit
 //	profiles:                         # quick and full override axes' values,
 //	  quick:                          # measure and limits
@@ -72,6 +72,13 @@
 // Within a cell, each method's warm-up runs come first, and then the
 // repetitions round by round, a run of each method a round, so that a
 // stretch of a slower machine falls on all methods alike.
+//
+// Each run computes its matrix from scratch, as one call does and as the
+// paper timed it, unless the spec's measure sets reuse: then each method
+// keeps its buffers from one run of the cell to the next
+// (kernels.Workspace), as a program computing like matrices one after
+// another would, and its runs allocate and collect little. The walk
+// kernel's explicit map is the one that uses them so far.
 //
 // # Results folder
 //

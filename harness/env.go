@@ -39,6 +39,7 @@ func newMeta(ctx context.Context, p *Plan, sh Shard) *Meta {
 		Repetitions:   p.Measure.Repetitions,
 		Warmup:        p.Measure.Warmup,
 		Threads:       p.Measure.Threads,
+		Reuse:         p.Measure.Reuse,
 		TimeLimit:     tl,
 		MemoryLimit:   p.Limits.Memory,
 		Shard:         sh.String(),

@@ -544,7 +544,11 @@ func (p *Plan) String() string {
 	if p.Limits.Memory > 0 {
 		mem = fmt.Sprintf("%.3gGiB", float64(p.Limits.Memory)/(1<<30))
 	}
-	return fmt.Sprintf("%s [%s]: %d cells × %d methods × %d repetitions (warm-up %d, threads %d, limits time %s memory %s)",
+	reuse := ""
+	if p.Measure.Reuse {
+		reuse = ", buffers reused"
+	}
+	return fmt.Sprintf("%s [%s]: %d cells × %d methods × %d repetitions (warm-up %d, threads %d%s, limits time %s memory %s)",
 		p.Spec.Name, p.Profile, len(p.Cells), len(p.Spec.Methods), p.Measure.Repetitions,
-		p.Measure.Warmup, p.Measure.Threads, lim(p.Limits.Time), mem)
+		p.Measure.Warmup, p.Measure.Threads, reuse, lim(p.Limits.Time), mem)
 }

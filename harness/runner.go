@@ -367,9 +367,10 @@ type methodRun struct {
 	// last is the wall time of the method's last run, which orders the
 	// next round (see nextRound).
 	last time.Duration
-	// ws keeps the method's buffers from one run to the next: as a
-	// benchmark's loop does, and as the program of a user who computes
-	// like matrices one after another would.
+	// ws, where the spec reuses buffers (Measure.Reuse), keeps the
+	// method's buffers from one run to the next: as a benchmark's loop
+	// does, and as the program of a user who computes like matrices one
+	// after another would.
 	ws *kernels.Workspace
 }
 
@@ -394,12 +395,14 @@ func (cr *cellRun) methods(ctx context.Context, ms []kernels.Method) error {
 			runs = append(runs, mr)
 		}
 	}
-	// Each method keeps its Workspace until its last run: the runs of
-	// MUTAG's walk kernel at length 9 allocated 29 MB each without one,
-	// five collections a run, which took a core from the run's two
-	// threads (see kernels.Workspace).
-	for _, mr := range runs {
-		mr.ws = kernels.NewWorkspace()
+	// Where the spec reuses buffers, each method keeps its Workspace
+	// until its last run: the runs of MUTAG's walk kernel at length 9
+	// allocated 29 MB each without one, five collections a run, which
+	// took a core from the run's two threads (see kernels.Workspace).
+	if cr.p.Measure.Reuse {
+		for _, mr := range runs {
+			mr.ws = kernels.NewWorkspace()
+		}
 	}
 	cr.live = runs
 	defer func() { cr.live = nil }()

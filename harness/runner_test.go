@@ -839,3 +839,51 @@ func TestEstimateGarbageLeftOut(t *testing.T) {
 		t.Errorf("peak %d MiB over a base of %d MiB: the estimate's 256 MiB of garbage counted", out.peak>>20, out.heapBase>>20)
 	}
 }
+
+// TestRunReuse runs the walk kernel's explicit method on MUTAG at length 7
+// with and without measure.reuse, and checks that only with it does a run
+// start with the last run's buffers in its heap base (a few MiB), and that
+// the results folder says which.
+func TestRunReuse(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(graphtest.DataDir(), "MUTAG")); err != nil {
+		t.Skipf("MUTAG not found: %v", err)
+	}
+	const spec = `name: reuse
+seed: 1
+data:
+  dataset: MUTAG
+kernels:
+  - name: walk
+    params: {length: 7}
+methods: [explicit]
+measure: {repetitions: 3, reuse: %t}
+limits: {time: 60s, memory: 4GiB}
+`
+	for _, reuse := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reuse=%t", reuse), func(t *testing.T) {
+			p := fakePlan(t, fmt.Sprintf(spec, reuse), Full)
+			r := &Runner{Kernels: Registry{}, Data: &StdData{}}
+			res, err := r.Run(context.Background(), p, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := readRows(t, res.Dir)
+			if len(rows) != 3 {
+				t.Fatalf("%d rows, want 3", len(rows))
+			}
+			// The buffers of MUTAG at length 7 take 2.5–3 MiB; the
+			// heap base otherwise moves by a few KiB.
+			grew := int64(rows[2].HeapBase) - int64(rows[0].HeapBase)
+			if reuse && grew < 1<<20 || !reuse && grew > 1<<19 {
+				t.Errorf("heap base of the third run %d bytes over the first's, reuse %t", grew, reuse)
+			}
+			meta, err := os.ReadFile(filepath.Join(res.Dir, "meta.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(meta), `"reuse": true`); got != reuse {
+				t.Errorf("meta.json says reuse %t, want %t", got, reuse)
+			}
+		})
+	}
+}

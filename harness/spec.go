@@ -131,6 +131,11 @@ type Measure struct {
 	Warmup int
 	// Threads is the number of threads a kernel may use; the paper uses 1.
 	Threads int
+	// Reuse keeps each method's buffers from one run of a cell to the
+	// next (kernels.Workspace), as a program computing like matrices one
+	// after another would. Off, every run computes its matrix from
+	// scratch, as one call does and as the paper timed it.
+	Reuse bool
 }
 
 // Limits bounds one run of a cell. Zero means unlimited.
@@ -150,6 +155,7 @@ type Override struct {
 	Evaluation                   *Evaluation
 	Grid                         []Axis
 	Repetitions, Warmup, Threads *int
+	Reuse                        *bool
 	Time                         *time.Duration
 	Memory                       *int64
 }
@@ -208,9 +214,10 @@ type rawKernel struct {
 }
 
 type rawMeasure struct {
-	Repetitions *int `yaml:"repetitions"`
-	Warmup      *int `yaml:"warmup"`
-	Threads     *int `yaml:"threads"`
+	Repetitions *int  `yaml:"repetitions"`
+	Warmup      *int  `yaml:"warmup"`
+	Threads     *int  `yaml:"threads"`
+	Reuse       *bool `yaml:"reuse"`
 }
 
 type rawLimits struct {
@@ -232,7 +239,7 @@ func rawTypeKeys() map[string][]string {
 		"harness.rawSpec":       {"name", "title", "paper", "seed", "data", "kernels", "methods", "grid", "measure", "limits", "profiles", "evaluation"},
 		"harness.rawData":       {"dataset", "synthetic", "params"},
 		"harness.rawKernel":     {"name", "params", "methods"},
-		"harness.rawMeasure":    {"repetitions", "warmup", "threads"},
+		"harness.rawMeasure":    {"repetitions", "warmup", "threads", "reuse"},
 		"harness.rawLimits":     {"time", "memory"},
 		"harness.rawProfile":    {"grid", "measure", "limits", "evaluation"},
 		"harness.rawEvaluation": {"reps", "folds", "inner_folds", "method", "select", "extra"},
@@ -638,6 +645,7 @@ func (s *Spec) decodeSettings(prefix string, m *rawMeasure, l *rawLimits) (Overr
 			}
 			*f.dst = f.v
 		}
+		o.Reuse = m.Reuse
 	}
 	if l != nil {
 		if l.Time != nil {
@@ -668,6 +676,9 @@ func (o Override) apply(m *Measure, l *Limits) {
 	}
 	if o.Threads != nil {
 		m.Threads = *o.Threads
+	}
+	if o.Reuse != nil {
+		m.Reuse = *o.Reuse
 	}
 	if o.Time != nil {
 		l.Time = *o.Time

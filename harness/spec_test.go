@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -81,7 +82,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"unknown kernel key", func(t *testing.T) string { return mutate(t, "    params: {length: 2}", "    parms: {length: 2}") },
 			"x.yaml:8: field kernels[0].parms: unknown key (known: name, params, methods)"},
 		{"unknown measure key in profile", func(t *testing.T) string { return mutate(t, "{repetitions: 1}", "{repetition: 1}") },
-			"x.yaml:19: field profiles.quick.measure.repetition: unknown key (known: repetitions, warmup, threads)"},
+			"x.yaml:19: field profiles.quick.measure.repetition: unknown key (known: repetitions, warmup, threads, reuse)"},
 		// Bad types.
 		{"seed not a number", func(t *testing.T) string { return mutate(t, "seed: 1", "seed: abc") },
 			`x.yaml:2: field seed: want an unsigned integer, got text "abc"`},
@@ -482,5 +483,68 @@ func TestAutoMethod(t *testing.T) {
 	bad := strings.Replace(src, "  - name: walk\n    params: {length: 2}\n", "  - name: grw\n    params: {gamma: 0.01}\n    methods: [implicit, auto]\n", 1)
 	if _, err := ParseSpec("x.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "kernel grw does not support method auto") {
 		t.Errorf("grw with auto: err = %v", err)
+	}
+}
+
+// TestRawTypeKeys checks that the keys an unknown-key error lists for each
+// raw type are the yaml keys of its fields, in order: the list is written
+// by hand, and a new field must join it.
+func TestRawTypeKeys(t *testing.T) {
+	types := []any{rawSpec{}, rawData{}, rawKernel{}, rawMeasure{}, rawLimits{}, rawProfile{}, rawEvaluation{}, rawExtra{}, rawEvalCounts{}}
+	lists := rawTypeKeys()
+	if len(lists) != len(types) {
+		t.Errorf("rawTypeKeys lists %d types, the test knows %d", len(lists), len(types))
+	}
+	for _, v := range types {
+		typ := reflect.TypeOf(v)
+		var keys []string
+		for i := range typ.NumField() {
+			if tag, ok := typ.Field(i).Tag.Lookup("yaml"); ok && tag != "-" {
+				keys = append(keys, strings.Split(tag, ",")[0])
+			}
+		}
+		name := "harness." + typ.Name()
+		if got := lists[name]; !slices.Equal(got, keys) {
+			t.Errorf("rawTypeKeys()[%q] = %v, the type's keys are %v", name, got, keys)
+		}
+	}
+}
+
+// TestMeasureReuse checks measure.reuse: off unless a spec sets it, and a
+// profile's setting overriding the spec's.
+func TestMeasureReuse(t *testing.T) {
+	tests := []struct {
+		name        string
+		src         func(t *testing.T) string
+		quick, full bool
+	}{
+		{"unset", func(t *testing.T) string { return mutate(t, "", "") }, false, false},
+		{"set", func(t *testing.T) string {
+			return mutate(t, "measure: {repetitions: 2}", "measure: {repetitions: 2, reuse: true}")
+		}, true, true},
+		{"set, quick unsets", func(t *testing.T) string {
+			src := mutate(t, "measure: {repetitions: 2}", "measure: {repetitions: 2, reuse: true}")
+			return strings.Replace(src, "measure: {repetitions: 1}", "measure: {repetitions: 1, reuse: false}", 1)
+		}, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := ParseSpec("x.yaml", []byte(tt.src(t)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				profile string
+				want    bool
+			}{{Quick, tt.quick}, {Full, tt.full}} {
+				p, err := s.Plan(c.profile, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Measure.Reuse != c.want {
+					t.Errorf("%s: reuse %t, want %t", c.profile, p.Measure.Reuse, c.want)
+				}
+			}
+		})
 	}
 }

@@ -137,8 +137,11 @@ type Meta struct {
 	Repetitions int      `json:"repetitions"`
 	Warmup      int      `json:"warmup"`
 	Threads     int      `json:"threads"`
-	TimeLimit   string   `json:"time_limit"`
-	MemoryLimit int64    `json:"memory_limit_bytes"`
+	// Reuse is the spec's measure.reuse: each method kept its buffers
+	// from one run of a cell to the next.
+	Reuse       bool   `json:"reuse,omitempty"`
+	TimeLimit   string `json:"time_limit"`
+	MemoryLimit int64  `json:"memory_limit_bytes"`
 	// MemoryCap, if set, is the machine's cap that lowered the memory
 	// limit of the runs (see Runner.MemoryCap).
 	MemoryCap int64 `json:"memory_cap_bytes,omitempty"`
