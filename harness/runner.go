@@ -279,12 +279,13 @@ type cellRun struct {
 	dataErr error
 	host    string
 	prog    Progress
-	// live are the methods with runs left, whose Workspaces are kept.
+	// live are the cell's methods, whose Workspaces hold buffers until
+	// their last run (see keepRuns).
 	live []*methodRun
 }
 
 // bufs returns the Workspaces of a run of mr: its own, and the other
-// methods' with runs left.
+// methods'.
 func (cr *cellRun) bufs(mr *methodRun) runBufs {
 	b := runBufs{own: mr.ws}
 	for _, o := range cr.live {
@@ -404,10 +405,9 @@ func (cr *cellRun) methods(ctx context.Context, ms []kernels.Method) error {
 			mr.ws = kernels.NewWorkspace()
 		}
 	}
-	cr.live = runs
-	defer func() { cr.live = nil }()
+	cr.live = slices.Clone(runs)
 	every := cr.r.SampleEvery
-	runs, err := cr.keepRuns(runs, func(mr *methodRun) (bool, error) { return cr.warmUp(ctx, mr, every) })
+	runs, err := keepRuns(runs, func(mr *methodRun) (bool, error) { return cr.warmUp(ctx, mr, every) })
 	if cr.p.Measure.Warmup > 0 {
 		// The warm-up runs are a round, which orders the first
 		// recorded one: in the spec's order, auto's probes in the walk
@@ -416,7 +416,7 @@ func (cr *cellRun) methods(ctx context.Context, ms []kernels.Method) error {
 		runs = nextRound(runs)
 	}
 	for err == nil && len(runs) > 0 {
-		runs, err = cr.keepRuns(runs, func(mr *methodRun) (bool, error) { return cr.next(ctx, mr, every) })
+		runs, err = keepRuns(runs, func(mr *methodRun) (bool, error) { return cr.next(ctx, mr, every) })
 		runs = nextRound(runs)
 	}
 	return err
@@ -449,9 +449,10 @@ func nextRound(runs []*methodRun) []*methodRun {
 
 // keepRuns calls step on each of runs in turn and returns those for which
 // it reported true, in order, or step's first error. The methods it drops
-// drop their Workspaces.
-func (cr *cellRun) keepRuns(runs []*methodRun, step func(*methodRun) (bool, error)) ([]*methodRun, error) {
-	var kept []*methodRun
+// release their Workspaces, which then hold nothing for the others' runs
+// to leave out.
+func keepRuns(runs []*methodRun, step func(*methodRun) (bool, error)) ([]*methodRun, error) {
+	kept := runs[:0]
 	for _, mr := range runs {
 		ok, err := step(mr)
 		if err != nil {
@@ -461,7 +462,6 @@ func (cr *cellRun) keepRuns(runs []*methodRun, step func(*methodRun) (bool, erro
 			kept = append(kept, mr)
 		} else {
 			mr.ws.Release()
-			cr.live = slices.DeleteFunc(slices.Clone(cr.live), func(o *methodRun) bool { return o == mr })
 		}
 	}
 	return kept, nil

@@ -156,7 +156,7 @@ func (b *walkBufs) bytes() int64 {
 	}
 	n := b.maps[0].bytes() + b.maps[1].bytes() + b.vecs.bytes() + b.gram.bytes()
 	for i := range b.free {
-		n += int64(cap(b.free[i].off))*4 + int64(cap(b.free[i].ids))*4 + int64(cap(b.free[i].vals))*8
+		n += b.free[i].capBytes()
 	}
 	for i := range b.cols {
 		n += b.cols[i].sc.bytes() + int64(cap(b.cols[i].dense))*8
