@@ -436,6 +436,26 @@ func (l *sigList) reset() {
 
 func (l *sigList) len() int { return len(l.bounds) - 1 }
 
+// add appends sig, of hash h, doubling the arrays where they are full:
+// append grows a large slice by only a quarter, so a list that grows from
+// a small start, as a Stream's do, was copied several times over.
+func (l *sigList) add(sig []uint64, h uint64) {
+	if len(l.keys)+len(sig) > cap(l.keys) {
+		l.keys = slices.Grow(l.keys, max(len(sig), cap(l.keys)))
+	}
+	l.keys = append(l.keys, sig...)
+	if len(l.bounds) == cap(l.bounds) {
+		l.bounds = slices.Grow(l.bounds, cap(l.bounds))
+	}
+	l.bounds = append(l.bounds, len(l.keys))
+	if l.hashes != nil {
+		if len(l.hashes) == cap(l.hashes) {
+			l.hashes = slices.Grow(l.hashes, cap(l.hashes))
+		}
+		l.hashes = append(l.hashes, h)
+	}
+}
+
 func (l *sigList) at(e int) []uint64 { return l.keys[l.bounds[e]:l.bounds[e+1]] }
 
 // sigIndex numbers the signatures of a sigList as dense ids 0, 1, ... in
@@ -477,11 +497,7 @@ func (t *sigIndex) intern(l *sigList, sig []uint64, h uint64) int32 {
 		s := t.slots[i]
 		if s == 0 {
 			id := int32(l.len())
-			l.keys = append(l.keys, sig...)
-			l.bounds = append(l.bounds, len(l.keys))
-			if l.hashes != nil {
-				l.hashes = append(l.hashes, h)
-			}
+			l.add(sig, h)
 			t.slots[i] = tag | uint64(id+1)
 			return id
 		}
@@ -494,12 +510,18 @@ func (t *sigIndex) intern(l *sigList, sig []uint64, h uint64) int32 {
 	}
 }
 
-// grow doubles t's slots and puts l's entries back.
+// grow doubles t's slots and puts l's entries back, by the hashes l
+// keeps, if it keeps them.
 func (t *sigIndex) grow(l *sigList) {
 	t.slots = make([]uint64, max(64, 2*len(t.slots)))
 	mask := uint64(len(t.slots) - 1)
 	for e := range l.len() {
-		h := hashUint64s(l.at(e))
+		var h uint64
+		if l.hashes != nil {
+			h = l.hashes[e]
+		} else {
+			h = hashUint64s(l.at(e))
+		}
 		i := h & mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask

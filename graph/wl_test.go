@@ -438,37 +438,43 @@ func BenchmarkRefine(b *testing.B) {
 	}
 }
 
-// BenchmarkRefineTU times h=3 refinement on the real MUTAG, ENZYMES and
-// NCI1 when LoadDataset finds them (set GKBENCH_DATA), since the synthetic
-// shapes above only approximate their label and degree distributions: on
-// one goroutine, spread over two (goroutines spawned for each loop, where
-// the kernels keep theirs awake between loops), and streamed graph by
-// graph on one.
+// BenchmarkRefineTU times h=3 refinement on the real MUTAG, ENZYMES,
+// PROTEINS and NCI1 when LoadDataset finds them (set GKBENCH_DATA), since
+// the synthetic shapes above only approximate their label and degree
+// distributions: on one goroutine, spread over two (goroutines spawned for
+// each loop, where the kernels keep theirs awake between loops), and
+// streamed graph by graph on one; from the labels, and from uniform
+// colours, as the GI kernel refines.
 func BenchmarkRefineTU(b *testing.B) {
-	for _, name := range []string{"MUTAG", "ENZYMES", "NCI1"} {
-		b.Run(name+"/stream", func(b *testing.B) {
-			ds, err := LoadDataset(name)
-			if err != nil {
-				b.Skip(err)
-			}
-			for b.Loop() {
-				s := NewStream(ds.Graphs, 3, FromLabels)
-				for s.Next() >= 0 {
-				}
-			}
-		})
-		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
+	for _, name := range []string{"MUTAG", "ENZYMES", "PROTEINS", "NCI1"} {
+		for _, start := range []struct {
+			name string
+			s    Start
+		}{{"labels", FromLabels}, {"uniform", Uniform}} {
+			b.Run(name+"/"+start.name+"/stream", func(b *testing.B) {
 				ds, err := LoadDataset(name)
 				if err != nil {
 					b.Skip(err)
 				}
 				for b.Loop() {
-					if _, err := RefineOn(ds.Graphs, 3, FromLabels, goParallel(workers)); err != nil {
-						b.Fatal(err)
+					s := NewStream(ds.Graphs, 3, start.s)
+					for s.Next() >= 0 {
 					}
 				}
 			})
+			for _, workers := range []int{1, 2} {
+				b.Run(fmt.Sprintf("%s/%s/workers=%d", name, start.name, workers), func(b *testing.B) {
+					ds, err := LoadDataset(name)
+					if err != nil {
+						b.Skip(err)
+					}
+					for b.Loop() {
+						if _, err := RefineOn(ds.Graphs, 3, start.s, goParallel(workers)); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
 		}
 	}
 }

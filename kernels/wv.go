@@ -551,13 +551,14 @@ func (k *GraphInvariant) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int
 	// chunks has its own slots and signatures, at most as many as the
 	// chunks'. A few hundred bytes a chunk are left to the slack. On
 	// threads > 1 the refinement is streamed instead (see giStream): it
-	// keeps such a table for every iteration, grown by doubling, so with
-	// up to as much again in the arrays it outgrew.
+	// keeps such a table for every iteration, with each signature's
+	// hash, 8 bytes more, grown by doubling, so with up to as much again
+	// in the arrays it outgrew.
 	threads := threadsOr(k.Threads)
 	prep := (h+1)*(4*v+24*int64(len(gs))) + 8*(h+2)
 	switch {
 	case h > 0 && threads > 1 && len(gs) > 1:
-		prep += h * (2*(48*v+8*adj) + 64*(deg+1) + 1024)
+		prep += h * (2*(56*v+8*adj) + 64*(deg+1) + 1024)
 	case h > 0:
 		prep += 48*v + 8*adj + 64*(deg+1) + 1024
 	}
