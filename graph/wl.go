@@ -169,6 +169,10 @@ type refiner struct {
 	// pending says that the last step's colours are still the chunks'
 	// own numbers, which the next step or finish renumbers.
 	pending bool
+	// byDegree says that the first step numbers the vertices by degree
+	// (see degreeColours); stepped counts the steps taken.
+	byDegree bool
+	stepped  int
 }
 
 // A wlChunk is a run of consecutive graphs whose signatures a worker
@@ -198,7 +202,7 @@ func newRefiner(gs []*Graph, h int, start Start, par Parallel) *refiner {
 	if start != FromLabels && start != Uniform {
 		panic(fmt.Sprintf("graph: Refine with unknown start %d", start))
 	}
-	r := &refiner{gs: gs, start: start, par: par}
+	r := &refiner{gs: gs, start: start, par: par, byDegree: degreeColours(gs, start)}
 	for _, g := range gs {
 		r.total += g.N()
 		r.words += g.N() + len(g.Adj)
@@ -282,6 +286,16 @@ func (r *refiner) startColours() [][]int32 {
 // returns the number of colours. With several chunks, next holds each
 // chunk's own numbers until the next step, or finish, renumbers it.
 func (r *refiner) step(prev, next [][]int32) (int, error) {
+	r.stepped++
+	if r.stepped == 1 && r.byDegree {
+		// One pass over the degrees, far cheaper than the chunks'
+		// signatures, so not spread.
+		var d degreeNumbers
+		for g, out := range next {
+			d.number(r.gs[g], out)
+		}
+		return d.count, nil
+	}
 	renumber := r.pending
 	err := r.par.run(len(r.chunks), func(w, c int) {
 		if renumber {
@@ -368,6 +382,63 @@ func (r *refiner) number(c int, wk *wlWorker, prev, next [][]int32) {
 		}
 	}
 	wk.sig = sig
+}
+
+// degreeColours reports whether the first iteration of a refinement of gs
+// from start numbers the vertices by their degrees alone: from uniform
+// colours, where every arc of every graph has the same label (nil
+// EdgeLabels read as 0), a vertex's signature is colour 0 and as many
+// equal pairs as it has neighbours, so two signatures are equal exactly
+// where the degrees are. Numbering the degrees skips the signatures'
+// sorting, hashing and look-ups: the graph invariant kernel refines from
+// uniform colours, and ENZYMES, PROTEINS and NCI1 have no edge labels.
+func degreeColours(gs []*Graph, start Start) bool {
+	if start != Uniform {
+		return false
+	}
+	var label int32
+	seen := false
+	for _, g := range gs {
+		if len(g.Adj) == 0 {
+			continue
+		}
+		if len(g.EdgeLabels) == 0 {
+			if seen && label != 0 {
+				return false
+			}
+			label, seen = 0, true
+			continue
+		}
+		for _, l := range g.EdgeLabels {
+			if seen && l != label {
+				return false
+			}
+			label, seen = l, true
+		}
+	}
+	return true
+}
+
+// degreeNumbers numbers degrees in order of first appearance, for the first
+// iteration where degreeColours holds.
+type degreeNumbers struct {
+	ids   []int32 // ids[d] is degree d's colour + 1, 0 while unseen
+	count int
+}
+
+// number writes the colours of g's vertices to out.
+func (d *degreeNumbers) number(g *Graph, out []int32) {
+	for v := range out {
+		deg := int(g.Offsets[v+1] - g.Offsets[v])
+		if deg >= len(d.ids) {
+			d.ids = append(d.ids, make([]int32, deg+1-len(d.ids))...)
+		}
+		if d.ids[deg] == 0 {
+			d.count++
+			d.ids[deg] = int32(d.count)
+		}
+		out[v] = d.ids[deg] - 1
+	}
 }
 
 // appendSignature appends the signature of vertex v of g under the colours p

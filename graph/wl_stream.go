@@ -21,6 +21,9 @@ type Stream struct {
 	// stepped[i-1] is the graphs refined in iteration i, which Step
 	// checks its order by.
 	stepped []int
+	// byDegree numbers the first iteration's colours where
+	// degreeColours holds, nil elsewhere.
+	byDegree *degreeNumbers
 }
 
 // NewStream returns a Stream of h iterations over gs from start, with no
@@ -32,6 +35,9 @@ func NewStream(gs []*Graph, h int, start Start) *Stream {
 	s.colours[0] = r.startColours()
 	for i := 1; i <= h; i++ {
 		s.colours[i] = r.alloc()
+	}
+	if r.byDegree && h > 0 {
+		s.byDegree = &degreeNumbers{}
 	}
 	s.iters = make([]wlWorker, h)
 	s.stepped = make([]int, h)
@@ -86,6 +92,11 @@ func (s *Stream) Step(i, g int) {
 	if s.stepped[i-1] != g {
 		panic(fmt.Sprintf("graph: Stream.Step of graph %d in iteration %d, want graph %d", g, i, s.stepped[i-1]))
 	}
+	if i == 1 && s.byDegree != nil {
+		s.byDegree.number(s.gs[g], s.colours[1][g])
+		s.stepped[0]++
+		return
+	}
 	wk := &s.iters[i-1]
 	gr := s.gs[g]
 	p, out := s.colours[i-1][g], s.colours[i][g]
@@ -101,4 +112,9 @@ func (s *Stream) Step(i, g int) {
 // Count returns the number of colours of iteration i ≥ 1 among the graphs
 // refined so far: once every graph is refined, the number Refine's
 // colours[i] has.
-func (s *Stream) Count(i int) int { return s.sigs[i-1].len() }
+func (s *Stream) Count(i int) int {
+	if i == 1 && s.byDegree != nil {
+		return s.byDegree.count
+	}
+	return s.sigs[i-1].len()
+}

@@ -649,35 +649,20 @@ func TestStream(t *testing.T) {
 
 // TestStreamStep checks that the iterations of a Stream, stepped as the
 // stages of a pipeline, one goroutine an iteration, each waiting for the
-// one before, give Refine's colours, and that a step out of order panics.
+// one before, give Refine's colours and counts, from labels and from
+// uniform colours on graphs of one edge label (whose first iteration
+// numbers degrees, see degreeColours), and that a step out of order
+// panics.
 func TestStreamStep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	gs := randomGraphs(rng, 200, 20, 6, 3, 2)
-	for _, h := range []int{1, 3, 8} {
-		want := Refine(gs, h, FromLabels)
-		s := NewStream(gs, h, FromLabels)
-		done := make([]atomic.Int64, h+1)
-		done[0].Store(int64(len(gs)))
-		var wg sync.WaitGroup
-		for i := 1; i <= h; i++ {
-			wg.Go(func() {
-				for g := range len(gs) {
-					for done[i-1].Load() <= int64(g) {
-						runtime.Gosched()
-					}
-					s.Step(i, g)
-					done[i].Store(int64(g + 1))
-				}
-			})
-		}
-		wg.Wait()
-		if !reflect.DeepEqual(s.Colours(), want) {
-			t.Errorf("h %d: pipelined colours differ from Refine", h)
-		}
-		for i := 1; i <= h; i++ {
-			if got, wantK := s.Count(i), slices.Max(slices.Concat(want[i]...))+1; got != int(wantK) {
-				t.Errorf("h %d: Count(%d) = %d, want %d", h, i, got, wantK)
-			}
+	sets := []struct {
+		gs    []*Graph
+		start Start
+	}{{gs, FromLabels}, {randomGraphs(rng, 200, 20, 6, 3, 1), Uniform}}
+	for _, set := range sets {
+		for _, h := range []int{1, 3, 8} {
+			stepPipelined(t, set.gs, h, set.start)
 		}
 	}
 	s := NewStream(gs, 2, Uniform)
@@ -697,5 +682,36 @@ func TestStreamStep(t *testing.T) {
 			}()
 			s.Step(tc.i, tc.g)
 		})
+	}
+}
+
+// stepPipelined steps a Stream of gs from start through h iterations on
+// one goroutine an iteration and compares it with Refine.
+func stepPipelined(t *testing.T, gs []*Graph, h int, start Start) {
+	t.Helper()
+	want := Refine(gs, h, start)
+	s := NewStream(gs, h, start)
+	done := make([]atomic.Int64, h+1)
+	done[0].Store(int64(len(gs)))
+	var wg sync.WaitGroup
+	for i := 1; i <= h; i++ {
+		wg.Go(func() {
+			for g := range len(gs) {
+				for done[i-1].Load() <= int64(g) {
+					runtime.Gosched()
+				}
+				s.Step(i, g)
+				done[i].Store(int64(g + 1))
+			}
+		})
+	}
+	wg.Wait()
+	if !reflect.DeepEqual(s.Colours(), want) {
+		t.Errorf("start %d h %d: pipelined colours differ from Refine", start, h)
+	}
+	for i := 1; i <= h; i++ {
+		if got, wantK := s.Count(i), slices.Max(slices.Concat(want[i]...))+1; got != int(wantK) {
+			t.Errorf("start %d h %d: Count(%d) = %d, want %d", start, h, i, got, wantK)
+		}
 	}
 }
