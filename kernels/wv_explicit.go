@@ -80,6 +80,9 @@ func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm V
 // worker then maps its own graphs.
 func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx *wvVertexMapper, keys [][]uint64, vecs []Vec, threads int) error {
 	scs := make([]wvScratch, threads)
+	for i := range scs {
+		scs[i].ws.worker, scs[i].ws.workers = i, threads
+	}
 	if !vx.dense() {
 		if err := vx.number(ctx, gs, threads); err != nil {
 			return err

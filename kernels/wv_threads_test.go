@@ -274,13 +274,13 @@ func TestGIStreamLoad(t *testing.T) {
 	}
 	// With the first stage taken, the others wait for it.
 	w.stages[0].running.Lock()
-	if ran, err := w.advance(context.Background()); ran || err != nil {
+	if ran, err := w.advance(context.Background(), 0, 1); ran || err != nil {
 		t.Errorf("advance with the first stage taken: ran %v, error %v; want false, nil", ran, err)
 	}
 	w.stages[0].running.Unlock()
 	// The latest stage that can run does, a batch at a time.
 	for range 3 {
-		if ran, err := w.advance(context.Background()); !ran || err != nil {
+		if ran, err := w.advance(context.Background(), 0, 1); !ran || err != nil {
 			t.Fatalf("advance: ran %v, error %v; want true, nil", ran, err)
 		}
 	}
@@ -289,12 +289,36 @@ func TestGIStreamLoad(t *testing.T) {
 			t.Errorf("stage %d: %d graphs refined, want %d", i+1, got, d)
 		}
 	}
-	// Then four workers refine them all for the graphs they ask for.
+	// Of two workers, the first prefers stages 1 and 2, the second stage
+	// 3: each runs the latest of its own that can, else the latest of
+	// any. The batches through each stage after each advance, from one
+	// each:
+	for _, step := range []struct {
+		worker  int
+		batches [3]int64
+	}{
+		{1, [3]int64{2, 1, 1}}, // its stage 3 waits for stage 2
+		{0, [3]int64{2, 2, 1}}, // stage 2, its latest that can run
+		{0, [3]int64{3, 2, 1}}, // stage 1, though stage 3 could run
+		{1, [3]int64{3, 2, 2}},
+	} {
+		if ran, err := w.advance(context.Background(), step.worker, 2); !ran || err != nil {
+			t.Fatalf("advance of worker %d: ran %v, error %v; want true, nil", step.worker, ran, err)
+		}
+		for i, b := range step.batches {
+			if got := w.stages[i].done.Load(); got != b*giBatch {
+				t.Errorf("after worker %d's advance, stage %d: %d graphs refined, want %d", step.worker, i+1, got, b*giBatch)
+			}
+		}
+	}
+	// Then four workers refine them all for the graphs they ask for, the
+	// fourth preferring no stage.
 	var wg sync.WaitGroup
 	for k := range 4 {
 		wg.Go(func() {
+			sc := &weightScratch{worker: k, workers: 4}
 			for g := k; g < len(gs); g += 4 {
-				if _, err := w.load(context.Background(), g, nil); err != nil {
+				if _, err := w.load(context.Background(), g, sc); err != nil {
 					t.Error(err)
 					return
 				}
