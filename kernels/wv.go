@@ -502,8 +502,8 @@ func (w *giStream) refined(g int) bool {
 func (w *giStream) advance(ctx context.Context, worker, workers int) (bool, error) {
 	n := int64(len(w.colours[0]))
 	h := len(w.stages)
-	// The worker's own stages first, then any: t < h runs over the
-	// stages from the latest, once for the worker's own, once for all.
+	// Two sweeps from the latest stage: the first over the worker's own
+	// stages, the second over all.
 	for t := 0; t < 2*h; t++ {
 		i := h - t%h
 		if t < h && giStageOwner(i, h, workers) != worker {
