@@ -169,10 +169,9 @@ type refiner struct {
 	// pending says that the last step's colours are still the chunks'
 	// own numbers, which the next step or finish renumbers.
 	pending bool
-	// byDegree says that the first step numbers the vertices by degree
-	// (see degreeColours); stepped counts the steps taken.
+	// byDegree says that the next step, the first, numbers the vertices
+	// by degree (see degreeColours).
 	byDegree bool
-	stepped  int
 }
 
 // A wlChunk is a run of consecutive graphs whose signatures a worker
@@ -286,10 +285,10 @@ func (r *refiner) startColours() [][]int32 {
 // returns the number of colours. With several chunks, next holds each
 // chunk's own numbers until the next step, or finish, renumbers it.
 func (r *refiner) step(prev, next [][]int32) (int, error) {
-	r.stepped++
-	if r.stepped == 1 && r.byDegree {
+	if r.byDegree {
 		// One pass over the degrees, far cheaper than the chunks'
 		// signatures, so not spread.
+		r.byDegree = false
 		var d degreeNumbers
 		for g, out := range next {
 			d.number(r.gs[g], out)
