@@ -230,8 +230,7 @@ func (k *Walk) featureVectors(ctx context.Context, gs []*graph.Graph, rep *Repor
 		return nil, nil, err
 	}
 	if wb != nil {
-		b.useBufs(&wb.maps[0], &wb.vecs)
-		wb.vecs.reset()
+		wb.lendMapper(b)
 		defer func() {
 			if err == nil {
 				wb.maps[0] = b.mapBufs

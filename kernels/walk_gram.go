@@ -379,8 +379,7 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 		return nil, err
 	}
 	wb := takeWalk(ctx)
-	b.useBufs(&wb.maps[0], &wb.vecs)
-	wb.vecs.reset()
+	wb.lendMapper(b)
 	o := &overlapGram{vecs: make([]Vec, n), tops: make([]int, n), bufs: wb, free: wb.free}
 	o.cond = sync.NewCond(&o.mu)
 	var working atomic.Int32

@@ -149,6 +149,15 @@ func (b *walkBufs) putCol(c colBufs) {
 	b.mu.Unlock()
 }
 
+// lendMapper makes b, a matrix's mapper, map in wb's first buffers of a
+// map and store its graph vectors in wb's slab, emptied for the matrix.
+// The pipeline's last round maps in the second (see mapPiped), into the
+// same slab.
+func (wb *walkBufs) lendMapper(b *walkMapper) {
+	b.useBufs(&wb.maps[0], &wb.vecs)
+	wb.vecs.reset()
+}
+
 // bytes returns the bytes of b's buffers.
 func (b *walkBufs) bytes() int64 {
 	if b == nil {
