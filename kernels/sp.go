@@ -1296,10 +1296,7 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, limit int64) i
 		}
 		b := attrBound(scaled, vm)
 		fixed := b.vertexBytes + 4*b.table*threads + vecBytes*float64(n) +
-			4*largest*largest*threads
-		if n > 1 {
-			fixed += spPackedBytes * threads * b.maxNNZ
-		}
+			spTransientBytes(n, threads, b.maxNNZ, largest)
 		return int64(min(closed, spAttrBytes*b.nnz+gcHeadroom*fixed))
 	}
 	smp := drawSample(pairs, estimateSample, estimateTop)
@@ -1346,16 +1343,23 @@ func spFeatureBytes(n int, threads float64, packed bool) float64 {
 // dot products from its non-zeros, a graph's most, its distinct features
 // dim and the bytes perFeat of each, and the vertices of the largest
 // graph: gcHeadroom times the larger of the data live while the vectors
-// are computed (the vectors, the features, fixed, and the transient: one
-// graph's distances a thread and, for more than one graph, the packed
-// map's scratch of one graph's vector, since one graph is mapped in
-// sequence) and while they are multiplied (see dotBytes).
+// are computed (the vectors, the features, fixed, and the transient, see
+// spTransientBytes) and while they are multiplied (see dotBytes).
 func spMapBytes(n int, threads, nnz, maxNNZ, dim, largest, perFeat, fixed float64) float64 {
-	transient := 4 * largest * largest * threads
-	if n > 1 {
-		transient += spPackedBytes * threads * maxNNZ
-	}
 	vb := nonzeroBytes*nnz + vecBytes*float64(n)
-	phi := vb + perFeat*dim + fixed + transient
+	phi := vb + perFeat*dim + fixed + spTransientBytes(n, threads, maxNNZ, largest)
 	return gcHeadroom * max(phi, dotBytes(vb, nnz, dim, 1))
+}
+
+// spTransientBytes is what the explicit map of n graphs holds for the
+// graph it maps, whose vector has at most maxNNZ non-zeros and whose
+// vertices at most largest: its distances on each of threads and, for
+// more than one graph, the packed map's scratch of its vector (one graph
+// alone is mapped in sequence, without it).
+func spTransientBytes(n int, threads, maxNNZ, largest float64) float64 {
+	t := 4 * largest * largest * threads
+	if n > 1 {
+		t += spPackedBytes * threads * maxNNZ
+	}
+	return t
 }
