@@ -462,11 +462,17 @@ func appendSignature(sig []uint64, g *Graph, p []int32, v int) []uint64 {
 	return sig
 }
 
-// sortUint64s sorts s ascending. Neighbourhoods are mostly tiny, where
-// insertion sort beats the general sort's setup.
+// sortUint64s sorts s ascending. Neighbourhoods are mostly tiny, where a
+// sorting network beats the general sort's setup, and insertion sort's
+// mispredicted branches: on ENZYMES and PROTEINS, most of whose vertices
+// have 3 to 5 neighbours, insertion sort took a quarter of the refinement.
 func sortUint64s(s []uint64) {
 	if len(s) > 16 {
 		slices.Sort(s)
+		return
+	}
+	if len(s) >= 2 && len(s) <= 8 {
+		sortNetwork(s)
 		return
 	}
 	for i := 1; i < len(s); i++ {
@@ -477,6 +483,113 @@ func sortUint64s(s []uint64) {
 			j--
 		}
 		s[j] = x
+	}
+}
+
+// sortNetwork sorts s, of 2 to 8 words, by an optimal network of
+// compare-exchanges (Knuth, TAOCP vol. 3, §5.3.4), whose min and max
+// compile to conditional moves. With it, BenchmarkRefineTU on one
+// goroutine refined ENZYMES from uniform colours in 1.24–1.43 ms against
+// 1.85–2.00 with insertion sort, and from its labels in 1.87–2.01 against
+// 2.25–2.75; PROTEINS 3.09–3.38 against 4.12–4.94 and 4.17–4.48 against
+// 5.45–5.82; NCI1 6.1–7.2 against 6.7–8.0 from uniform colours; MUTAG,
+// whose vertices have at most 4 neighbours, as before (three rounds by
+// turns).
+func sortNetwork(s []uint64) {
+	switch len(s) {
+	case 2:
+		_ = s[1]
+		a0, a1 := s[0], s[1]
+		a0, a1 = min(a0, a1), max(a0, a1)
+		s[0], s[1] = a0, a1
+	case 3:
+		_ = s[2]
+		a0, a1, a2 := s[0], s[1], s[2]
+		a0, a2 = min(a0, a2), max(a0, a2)
+		a0, a1 = min(a0, a1), max(a0, a1)
+		a1, a2 = min(a1, a2), max(a1, a2)
+		s[0], s[1], s[2] = a0, a1, a2
+	case 4:
+		_ = s[3]
+		a0, a1, a2, a3 := s[0], s[1], s[2], s[3]
+		a0, a1 = min(a0, a1), max(a0, a1)
+		a2, a3 = min(a2, a3), max(a2, a3)
+		a0, a2 = min(a0, a2), max(a0, a2)
+		a1, a3 = min(a1, a3), max(a1, a3)
+		a1, a2 = min(a1, a2), max(a1, a2)
+		s[0], s[1], s[2], s[3] = a0, a1, a2, a3
+	case 5:
+		_ = s[4]
+		a0, a1, a2, a3, a4 := s[0], s[1], s[2], s[3], s[4]
+		a0, a1 = min(a0, a1), max(a0, a1)
+		a3, a4 = min(a3, a4), max(a3, a4)
+		a2, a4 = min(a2, a4), max(a2, a4)
+		a2, a3 = min(a2, a3), max(a2, a3)
+		a0, a3 = min(a0, a3), max(a0, a3)
+		a0, a2 = min(a0, a2), max(a0, a2)
+		a1, a4 = min(a1, a4), max(a1, a4)
+		a1, a3 = min(a1, a3), max(a1, a3)
+		a1, a2 = min(a1, a2), max(a1, a2)
+		s[0], s[1], s[2], s[3], s[4] = a0, a1, a2, a3, a4
+	case 6:
+		_ = s[5]
+		a0, a1, a2, a3, a4, a5 := s[0], s[1], s[2], s[3], s[4], s[5]
+		a1, a2 = min(a1, a2), max(a1, a2)
+		a4, a5 = min(a4, a5), max(a4, a5)
+		a0, a2 = min(a0, a2), max(a0, a2)
+		a3, a5 = min(a3, a5), max(a3, a5)
+		a0, a1 = min(a0, a1), max(a0, a1)
+		a3, a4 = min(a3, a4), max(a3, a4)
+		a2, a5 = min(a2, a5), max(a2, a5)
+		a0, a3 = min(a0, a3), max(a0, a3)
+		a1, a4 = min(a1, a4), max(a1, a4)
+		a2, a4 = min(a2, a4), max(a2, a4)
+		a1, a3 = min(a1, a3), max(a1, a3)
+		a2, a3 = min(a2, a3), max(a2, a3)
+		s[0], s[1], s[2], s[3], s[4], s[5] = a0, a1, a2, a3, a4, a5
+	case 7:
+		_ = s[6]
+		a0, a1, a2, a3, a4, a5, a6 := s[0], s[1], s[2], s[3], s[4], s[5], s[6]
+		a1, a2 = min(a1, a2), max(a1, a2)
+		a3, a4 = min(a3, a4), max(a3, a4)
+		a5, a6 = min(a5, a6), max(a5, a6)
+		a0, a2 = min(a0, a2), max(a0, a2)
+		a3, a5 = min(a3, a5), max(a3, a5)
+		a4, a6 = min(a4, a6), max(a4, a6)
+		a0, a1 = min(a0, a1), max(a0, a1)
+		a4, a5 = min(a4, a5), max(a4, a5)
+		a2, a6 = min(a2, a6), max(a2, a6)
+		a0, a4 = min(a0, a4), max(a0, a4)
+		a1, a5 = min(a1, a5), max(a1, a5)
+		a0, a3 = min(a0, a3), max(a0, a3)
+		a2, a5 = min(a2, a5), max(a2, a5)
+		a1, a3 = min(a1, a3), max(a1, a3)
+		a2, a4 = min(a2, a4), max(a2, a4)
+		a2, a3 = min(a2, a3), max(a2, a3)
+		s[0], s[1], s[2], s[3], s[4], s[5], s[6] = a0, a1, a2, a3, a4, a5, a6
+	case 8:
+		_ = s[7]
+		a0, a1, a2, a3, a4, a5, a6, a7 := s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
+		a0, a2 = min(a0, a2), max(a0, a2)
+		a1, a3 = min(a1, a3), max(a1, a3)
+		a4, a6 = min(a4, a6), max(a4, a6)
+		a5, a7 = min(a5, a7), max(a5, a7)
+		a0, a4 = min(a0, a4), max(a0, a4)
+		a1, a5 = min(a1, a5), max(a1, a5)
+		a2, a6 = min(a2, a6), max(a2, a6)
+		a3, a7 = min(a3, a7), max(a3, a7)
+		a0, a1 = min(a0, a1), max(a0, a1)
+		a2, a3 = min(a2, a3), max(a2, a3)
+		a4, a5 = min(a4, a5), max(a4, a5)
+		a6, a7 = min(a6, a7), max(a6, a7)
+		a2, a4 = min(a2, a4), max(a2, a4)
+		a3, a5 = min(a3, a5), max(a3, a5)
+		a1, a4 = min(a1, a4), max(a1, a4)
+		a3, a6 = min(a3, a6), max(a3, a6)
+		a1, a2 = min(a1, a2), max(a1, a2)
+		a3, a4 = min(a3, a4), max(a3, a4)
+		a5, a6 = min(a5, a6), max(a5, a6)
+		s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7] = a0, a1, a2, a3, a4, a5, a6, a7
 	}
 }
 

@@ -715,3 +715,40 @@ func stepPipelined(t *testing.T, gs []*Graph, h int, start Start) {
 		}
 	}
 }
+
+// TestSortUint64s checks the sort of a signature's neighbours against
+// slices.Sort at every length the sorting networks cover and around them:
+// by the 0-1 principle, a network of compare-exchanges that sorts every
+// sequence of zeros and ones sorts every sequence, so those are tried
+// exhaustively up to 10 words; random words with repeats beyond.
+func TestSortUint64s(t *testing.T) {
+	for n := range 11 {
+		for bitsSet := range 1 << n {
+			s := make([]uint64, n)
+			for i := range s {
+				s[i] = uint64(bitsSet >> i & 1)
+			}
+			want := slices.Clone(s)
+			slices.Sort(want)
+			if sortUint64s(s); !slices.Equal(s, want) {
+				t.Fatalf("n %d: sorted %v, want %v", n, s, want)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(19, 20))
+	for n := range 40 {
+		for range 200 {
+			s := make([]uint64, n)
+			for i := range s {
+				// Few distinct values, so that repeats are common, in
+				// both halves of the word, as edge labels put them.
+				s[i] = rng.Uint64N(4)<<32 | rng.Uint64N(6)
+			}
+			want := slices.Clone(s)
+			slices.Sort(want)
+			if sortUint64s(s); !slices.Equal(s, want) {
+				t.Fatalf("n %d: sorted %v, want %v", n, s, want)
+			}
+		}
+	}
+}
