@@ -80,11 +80,10 @@ func Refine(gs []*Graph, h int, start Start) [][][]int32 {
 // workers; the colours are the same for any number of them. It returns
 // Run's error if Run stops early.
 //
-// The signatures are computed, sorted, hashed and numbered in order of
-// first appearance within chunks of graphs in parallel; one sequential
-// pass then numbers each chunk's distinct signatures, chunk by chunk, in a
-// table over all, which gives every signature the colour a sequential scan
-// would; the next parallel loop renumbers each chunk's vertices first.
+// The workers compute, sort and hash the signatures of chunks of graphs,
+// and number them in one table that they share (see sharedSigs), in an
+// order that depends on how they ran; one sequential pass then renumbers
+// the colours by first appearance, a look-up in a small array a vertex.
 func RefineOn(gs []*Graph, h int, start Start, par Parallel) ([][][]int32, error) {
 	r := newRefiner(gs, h, start, par)
 	colours := make([][][]int32, h+1)
@@ -162,29 +161,29 @@ type refiner struct {
 	words int // signature words over all graphs: vertices and arcs
 	par   Parallel
 
-	chunks  []wlChunk
-	workers []wlWorker
-	global  sigList // with several chunks
-	index   sigIndex
-	// pending says that the last step's colours are still the chunks'
-	// own numbers, which the next step or finish renumbers.
-	pending bool
+	// chunks are the runs of consecutive graphs the workers take, one
+	// at a time; a single one where the work is not spread.
+	chunks []wlChunk
+	// With one chunk, the table and signatures of the iteration.
+	sigs  sigList
+	index sigIndex
+	sig   []uint64
+	// With several, the workers' shared table, and first[id], the
+	// colour + 1 of the table's id id, 0 while unseen, for the
+	// renumbering.
+	shared *sharedSigs
+	first  []int32
 	// byDegree says that the next step, the first, numbers the vertices
 	// by degree (see degreeColours).
 	byDegree bool
 }
 
-// A wlChunk is a run of consecutive graphs whose signatures a worker
-// numbers by their first appearance in the chunk.
-type wlChunk struct {
-	g0, g1 int // the graphs gs[g0:g1]
-	n, w   int // their vertices and signature words
-	sigs   sigList
-	ids    []int32 // ids[e] is the colour of sigs' entry e, with several chunks
-}
+// A wlChunk is a run of consecutive graphs, gs[g0:g1], that one worker
+// refines.
+type wlChunk struct{ g0, g1 int }
 
-// wlWorker is a worker's scratch: a table for the chunk it numbers, and a
-// signature.
+// wlWorker is a worker's scratch: a table for the signatures it numbers,
+// and a signature.
 type wlWorker struct {
 	index sigIndex
 	sig   []uint64
@@ -206,55 +205,34 @@ func newRefiner(gs []*Graph, h int, start Start, par Parallel) *refiner {
 		r.total += g.N()
 		r.words += g.N() + len(g.Adj)
 	}
+	r.chunks = []wlChunk{{0, len(gs)}}
 	if h == 0 {
 		return r
 	}
 	workers := min(par.workers(), r.total/refineChunkVertices)
-	if workers <= 1 {
-		r.chunks = []wlChunk{{g0: 0, g1: len(gs), n: r.total, w: r.words}}
-	} else {
-		// Eight chunks a worker balance the load; more would number
-		// more signatures twice, once in each chunk they appear in.
-		target := max(refineChunkVertices, (r.total+8*workers-1)/(8*workers))
-		c := wlChunk{}
-		for i, g := range gs {
-			c.n += g.N()
-			c.w += g.N() + len(g.Adj)
-			if c.n >= target || i == len(gs)-1 {
-				c.g1 = i + 1
-				r.chunks = append(r.chunks, c)
-				c = wlChunk{g0: i + 1}
+	if workers > 1 {
+		longest := 0 // words of the longest signature
+		for _, g := range gs {
+			for v := range g.N() {
+				longest = max(longest, 1+int(g.Offsets[v+1]-g.Offsets[v]))
 			}
 		}
-		r.carve()
+		r.shared = newSharedSigs(par.workers(), r.total, r.words, longest)
 	}
-	r.workers = make([]wlWorker, par.workers())
-	return r
-}
-
-// carve gives every chunk its signatures, hashes and ids in arenas over all
-// chunks. Allocated by each worker for its chunks, in many small
-// allocations that are zeroed and tax the collector, they took 11% of the
-// chunks' numbering on MUTAG in a profile (0.32 of 2.93 s); the arenas are
-// large enough to come fresh from the heap, and the workers touch their
-// pages first. MUTAG's refinement in chunks on one goroutine went from
-// 723 to 675 µs (medians of 8 interleaved rounds).
-func (r *refiner) carve() {
-	bounds := make([]int, r.total+len(r.chunks))
-	keys := make([]uint64, r.words)
-	hashes := make([]uint64, r.total)
-	ids := make([]int32, r.total)
-	b, v, w := 0, 0, 0
-	for i := range r.chunks {
-		c := &r.chunks[i]
-		c.sigs = sigList{
-			bounds: bounds[b : b+1 : b+c.n+1],
-			keys:   keys[w : w : w+c.w],
-			hashes: hashes[v : v : v+c.n],
+	if r.shared != nil {
+		// Eight chunks a worker balance the load.
+		target := max(refineChunkVertices, (r.total+8*workers-1)/(8*workers))
+		r.chunks = r.chunks[:0]
+		c, n := wlChunk{}, 0
+		for i, g := range gs {
+			if n += g.N(); n >= target || i == len(gs)-1 {
+				c.g1 = i + 1
+				r.chunks = append(r.chunks, c)
+				c, n = wlChunk{g0: i + 1}, 0
+			}
 		}
-		c.ids = ids[v : v : v+c.n]
-		b, v, w = b+c.n+1, v+c.n, w+c.w
 	}
+	return r
 }
 
 // alloc returns one labelling of all graphs, backed by a single array so that
@@ -282,11 +260,10 @@ func (r *refiner) startColours() [][]int32 {
 }
 
 // step writes the colours of one iteration computed from prev into next and
-// returns the number of colours. With several chunks, next holds each
-// chunk's own numbers until the next step, or finish, renumbers it.
+// returns the number of colours.
 func (r *refiner) step(prev, next [][]int32) (int, error) {
 	if r.byDegree {
-		// One pass over the degrees, far cheaper than the chunks'
+		// One pass over the degrees, far cheaper than the
 		// signatures, so not spread.
 		r.byDegree = false
 		var d degreeNumbers
@@ -295,92 +272,82 @@ func (r *refiner) step(prev, next [][]int32) (int, error) {
 		}
 		return d.count, nil
 	}
-	renumber := r.pending
-	err := r.par.run(len(r.chunks), func(w, c int) {
-		if renumber {
-			r.renumber(c, prev)
+	if r.shared == nil {
+		if r.sigs.bounds == nil {
+			// Every vertex contributes one signature of 1 + degree
+			// words.
+			r.sigs.init(r.total, r.words)
 		}
-		r.number(c, &r.workers[w], prev, next)
+		r.sigs.reset()
+		r.index.reset(r.total)
+		sig := r.sig
+		for gi, g := range r.gs {
+			p, out := prev[gi], next[gi]
+			for v := range out {
+				sig = appendSignature(sig[:0], g, p, v)
+				out[v] = r.index.intern(&r.sigs, sig, hashUint64s(sig))
+			}
+		}
+		r.sig = sig
+		return r.sigs.len(), nil
+	}
+	s := r.shared
+	s.reset()
+	err := r.par.run(len(r.chunks), func(w, c int) {
+		sig := s.arena[w].sig
+		for gi := r.chunks[c].g0; gi < r.chunks[c].g1; gi++ {
+			g, p, out := r.gs[gi], prev[gi], next[gi]
+			for v := range out {
+				sig = appendSignature(sig[:0], g, p, v)
+				out[v] = s.intern(w, sig, hashUint64s(sig))
+			}
+		}
+		s.arena[w].sig = sig
 	})
 	if err != nil {
 		return 0, err
 	}
-	if len(r.chunks) == 1 {
-		return r.chunks[0].sigs.len(), nil
-	}
-	// Chunk by chunk, each in its own order of first appearance, is the
-	// order of first appearance over all graphs.
-	n, words := 0, 0
-	for _, c := range r.chunks {
-		n += c.sigs.len()
-		words += len(c.sigs.keys)
-	}
-	// Sized for this iteration's chunks: mostly far below the vertices.
-	if cap(r.global.bounds) < n+1 || cap(r.global.keys) < words {
-		r.global.init(n, words)
-	}
-	r.global.reset()
-	r.index.reset(n)
-	for i := range r.chunks {
-		c := &r.chunks[i]
-		c.ids = c.ids[:0]
-		for e := range c.sigs.len() {
-			c.ids = append(c.ids, r.index.intern(&r.global, c.sigs.at(e), c.sigs.hashes[e]))
-		}
-	}
-	r.pending = true
-	return r.global.len(), nil
+	return r.renumber(next), nil
 }
 
-// finish renumbers cols, the last step's colours, if they are the chunks'
-// own numbers, and copies them into each of copies.
+// renumber replaces the shared table's ids in next by colours numbered in
+// order of first appearance, and returns their number. It is the one
+// sequential pass of a spread step: on ENZYMES, a look-up in a small array
+// for each of 19580 vertices.
+func (r *refiner) renumber(next [][]int32) int {
+	n := r.shared.ids()
+	if cap(r.first) < n {
+		r.first = make([]int32, n)
+	} else {
+		r.first = r.first[:n]
+		clear(r.first)
+	}
+	first, k := r.first, int32(0)
+	for _, out := range next {
+		for v, x := range out {
+			c := first[x]
+			if c == 0 {
+				k++
+				c, first[x] = k, k
+			}
+			out[v] = c - 1
+		}
+	}
+	return int(k)
+}
+
+// finish copies cols, the colours of the last step, into each of copies.
 func (r *refiner) finish(cols [][]int32, copies [][][]int32) error {
-	if !r.pending && len(copies) == 0 {
+	if len(copies) == 0 {
 		return nil
 	}
 	return r.par.run(len(r.chunks), func(_, c int) {
-		if r.pending {
-			r.renumber(c, cols)
-		}
 		for _, dst := range copies {
 			for g := r.chunks[c].g0; g < r.chunks[c].g1; g++ {
 				copy(dst[g], cols[g])
 			}
 		}
 	})
-}
-
-// renumber replaces chunk c's own numbers in cols by the colours.
-func (r *refiner) renumber(c int, cols [][]int32) {
-	ids := r.chunks[c].ids
-	for g := r.chunks[c].g0; g < r.chunks[c].g1; g++ {
-		for v, x := range cols[g] {
-			cols[g][v] = ids[x]
-		}
-	}
-}
-
-// number computes the signatures of chunk c's vertices from prev and
-// writes their numbers in order of first appearance in the chunk to next,
-// in wk's table.
-func (r *refiner) number(c int, wk *wlWorker, prev, next [][]int32) {
-	ch := &r.chunks[c]
-	if ch.sigs.bounds == nil {
-		// Every vertex contributes one signature of 1 + degree words.
-		ch.sigs.init(ch.n, ch.w)
-	}
-	ch.sigs.reset()
-	wk.index.reset(ch.n)
-	sig := wk.sig
-	for gi := ch.g0; gi < ch.g1; gi++ {
-		g := r.gs[gi]
-		p, out := prev[gi], next[gi]
-		for v := range out {
-			sig = appendSignature(sig[:0], g, p, v)
-			out[v] = wk.index.intern(&ch.sigs, sig, hashUint64s(sig))
-		}
-	}
-	wk.sig = sig
 }
 
 // degreeColours reports whether the first iteration of a refinement of gs

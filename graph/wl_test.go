@@ -550,6 +550,9 @@ func TestRefineOn(t *testing.T) {
 		"random labelled edges": randomGraphs(rng, 200, 40, 10, 2, 3),
 		// One chunk: fewer vertices than two chunks' worth.
 		"small": randomGraphs(rng, 10, 20, 6, 3, 1),
+		// A signature of 3001 words, longer than half of the shared
+		// table's default block of 4096.
+		"star among paths": append(randomGraphs(rng, 100, 20, 6, 3, 1), star(3000), star(3000), path(1, 2, 3)),
 	}
 	for _, name := range []string{"MUTAG", "ENZYMES"} {
 		if ds, err := LoadDataset(name); err == nil {
@@ -586,6 +589,102 @@ func TestRefineOn(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// star returns a star of leaves leaves, all vertices labelled 0, with
+// edges of labels 0 and 1 in turn.
+func star(leaves int) *Graph {
+	edges := make([]Edge, leaves)
+	for i := range edges {
+		edges[i] = Edge{U: 0, V: int32(i + 1), Label: int32(i % 2)}
+	}
+	return MustBuild(make([]int32, leaves+1), edges)
+}
+
+// TestSharedSigs has goroutines number overlapping signatures in one
+// sharedSigs at once, many of them on one hash so that they probe the same
+// slots and race for them, and checks that every signature has one id,
+// distinct signatures distinct ids below the bound, and that the entries
+// left are exactly the distinct signatures: a worker that lost a slot to
+// the same signature dropped its copy.
+func TestSharedSigs(t *testing.T) {
+	const workers, distinct = 3, 500
+	sig := func(j int) []uint64 {
+		if j%5 == 0 {
+			// One length, one first word and one hash: only the
+			// last word tells these apart.
+			return []uint64{7, uint64(j)}
+		}
+		s := make([]uint64, 1+j%7)
+		for i := range s {
+			s[i] = uint64(j*31 + i)
+		}
+		return s
+	}
+	hash := func(j int) uint64 {
+		if j%5 == 0 {
+			return 0xdead_beef_0000_0007 // shared by a fifth of them
+		}
+		return hashUint64s(sig(j))
+	}
+	for round := range 20 {
+		s := newSharedSigs(workers, distinct, distinct*8, 7)
+		ids := make([][]int32, workers)
+		var ready, wg sync.WaitGroup
+		ready.Add(workers)
+		for w := range workers {
+			wg.Go(func() {
+				ready.Done()
+				ready.Wait()
+				ids[w] = make([]int32, distinct)
+				// Each worker meets every signature: in even rounds
+				// in one order, so that they race to add the same
+				// one, and in odd rounds each from its own start.
+				for k := range distinct {
+					j := (k + round%2*w*distinct/workers) % distinct
+					ids[w][j] = s.intern(w, sig(j), hash(j))
+				}
+			})
+		}
+		wg.Wait()
+		seen := map[int32]int{}
+		for j := range distinct {
+			id := ids[0][j]
+			for w := 1; w < workers; w++ {
+				if ids[w][j] != id {
+					t.Fatalf("round %d: signature %d has ids %d and %d", round, j, id, ids[w][j])
+				}
+			}
+			if other, ok := seen[id]; ok {
+				t.Fatalf("round %d: signatures %d and %d share id %d", round, other, j, id)
+			}
+			seen[id] = j
+			if int(id) >= s.ids() {
+				t.Fatalf("round %d: id %d not below the bound %d", round, id, s.ids())
+			}
+		}
+		count := 0
+		for w := range s.arena {
+			count += int(s.arena[w].count)
+		}
+		if count != distinct {
+			t.Fatalf("round %d: %d entries stored, want %d", round, count, distinct)
+		}
+		for i := range s.slots {
+			x := s.slots[i].Load()
+			if x == 0 {
+				continue
+			}
+			e, id := s.entry(uint32(x) - 1)
+			if j, ok := seen[id]; !ok || !slices.Equal(e, sig(j)) {
+				t.Fatalf("round %d: slot %d holds %v as id %d", round, i, e, id)
+			}
+		}
+	}
+	// Ids of 2^31 and more do not fit: the refiner numbers alone then.
+	if newSharedSigs(2, 1<<30, 1<<31, 8) != nil {
+		t.Error("newSharedSigs accepted 2^30 vertices on 2 workers")
 	}
 }
 

@@ -575,15 +575,13 @@ func (k *GraphInvariant) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int
 	// slice header a graph per iteration and, for h > 0, a signature
 	// table of up to 32 bytes a vertex in slots, 8 in bounds and 8 a word
 	// of signature (a vertex and its neighbours), and a scratch signature
-	// grown by append. Spread over threads, each chunk of graphs keeps
-	// its signatures and their hashes, 8 bytes a vertex more, and ids of
-	// 4; each worker has slots for its chunk, and the table over all
-	// chunks has its own slots and signatures, at most as many as the
-	// chunks'. A few hundred bytes a chunk are left to the slack. On
-	// threads > 1 the refinement is streamed instead (see giStream): it
-	// keeps such a table for every iteration, with each signature's
-	// hash, 8 bytes more, grown by doubling, so with up to as much again
-	// in the arrays it outgrew.
+	// grown by append. On threads > 1 the refinement is streamed instead
+	// (see giStream): it keeps such a table for every iteration, with
+	// each signature's hash, 8 bytes more, grown by doubling, so with up
+	// to as much again in the arrays it outgrew. That bounds RefineOn
+	// spread over threads, for graphs too many to stream: one shared
+	// table of the same slots, the signatures in blocks of the workers'
+	// own, a word more each, and 8 bytes a vertex to renumber them.
 	threads := threadsOr(k.Threads)
 	prep := (h+1)*(4*v+24*int64(len(gs))) + 8*(h+2)
 	switch {
