@@ -68,6 +68,9 @@ type switchGuard struct {
 	nnz  int64
 	vecs []Vec
 	dot  time.Duration
+	// keys numbers the features of the packed map's vectors (see
+	// doneKeys).
+	keys interner[key64]
 	// at, projected and stopped record, for the note of a switch, the
 	// graphs mapped, the projected time of the rest and whether it
 	// tripped.
@@ -100,13 +103,40 @@ func (g *switchGuard) doneBy(v Vec, w, workers int) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.doneLocked(v, w, workers, workers == 1)
+}
+
+// doneKeys is done for a vector of the packed map (see packedGram), whose
+// features are sorted packed label sequences, and which the guard, while
+// it counts features, numbers in an interner of its own, in the order it
+// meets them: the ids are then unsorted, and none is kept for the merge
+// joins, as none of the private map's is.
+func (g *switchGuard) doneKeys(keys []uint64, vals []float64) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var v Vec
+	if g.mapped < g.check {
+		v = Vec{IDs: make([]uint32, len(keys)), Vals: vals}
+		for t, x := range keys {
+			v.IDs[t], _ = g.keys.intern(key64(x))
+		}
+	}
+	g.doneLocked(v, 0, 1, false)
+}
+
+// doneLocked is doneBy under the guard's lock, for a vector whose ids
+// are sorted or not.
+func (g *switchGuard) doneLocked(v Vec, w, workers int, sorted bool) {
 	g.mapped++
 	i := g.mapped
 	if i == 1 {
 		g.first = time.Since(g.start)
 	}
 	if i <= g.check {
-		g.count(v, w, workers)
+		g.count(v, w, workers, sorted)
 		if i == g.check {
 			g.dot = g.estimateDots()
 		}
@@ -134,9 +164,10 @@ func (g *switchGuard) doneBy(v Vec, w, workers int) {
 const mergeSample = 32
 
 // count adds v's features to the document frequencies, numbered as
-// doneBy numbers worker w's.
-func (g *switchGuard) count(v Vec, w, workers int) {
-	if workers == 1 && len(g.vecs) < mergeSample {
+// doneBy numbers worker w's, and keeps v for the merge joins if its ids
+// are sorted.
+func (g *switchGuard) count(v Vec, w, workers int, sorted bool) {
+	if sorted && len(g.vecs) < mergeSample {
 		g.vecs = append(g.vecs, v)
 	}
 	g.nnz += int64(v.Len())

@@ -36,6 +36,12 @@ import (
 //     whose sequences are numbered in one when their graphs are mapped.
 //     Its dot products wait for the map. It is taken after the
 //     pipeline's first graphs where they met few sequences: short walks.
+//   - The packed map (see walk_packed.go), of all graphs by all threads
+//     with no interner: a sequence's labels are its key. It is taken,
+//     before the others, where the pipeline would be and a sequence's
+//     labels take 28 to 64 bits, as after WL refinement or for long walks:
+//     there the interners, large and out of cache, were most of the map.
+//     Its dot products wait for the map.
 // After the first graphs the mapper compares the ways, as measured so
 // far, and maps the rest in parallel where that is predicted faster: the
 // parallel map's CPU time is about 30% above the others', but its map
@@ -369,6 +375,9 @@ const (
 	// choosePipePrivate pipes the map of the first graphs, and maps the
 	// rest by the private map.
 	choosePipePrivate
+	// choosePacked maps the graphs by packed label sequences where they
+	// fit (see packedGram), and as chooseAuto would elsewhere.
+	choosePacked
 )
 
 // explicitGramBy is explicitGram with the choice of how.
@@ -377,6 +386,12 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	b, err := k.newMapper(gs)
 	if err != nil {
 		return nil, err
+	}
+	// Whether the walk counts allow ids in any order, counted only where
+	// a parallel map is considered.
+	exact := sync.OnceValue(func() bool { return k.walksExact(gs) })
+	if vb, eb, ok := k.packs(b, gs, threads, how, exact); ok {
+		return k.packedGram(ctx, gs, vb, eb, threads, rep)
 	}
 	wb := takeWalk(ctx)
 	wb.lendMapper(b)
@@ -405,9 +420,6 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	}
 	start := time.Now()
 	var features int
-	// Whether the walk counts allow ids in any order, counted only where
-	// a parallel map is considered.
-	exact := sync.OnceValue(func() bool { return k.walksExact(gs) })
 	if how != chooseOverlap && how != chooseShared && k.pipeable(b) {
 		features, err = o.mapPiped(ctx, b, gs, threads, how, stop, exact)
 	} else {
@@ -457,6 +469,23 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	wb.free = o.free
 	wb.giveBack()
 	return K, nil
+}
+
+// packs reports whether explicitGramBy maps gs with b's kernel by packed
+// label sequences (see packedGram), and the bits of a vertex and an edge
+// label: on threads > 1, where the pipeline would map them, a sequence
+// takes packedMinBits to 64 bits, and exact reports the walk counts exact
+// in any order; where how asks for it, on any threads, wherever the labels
+// pack and the counts are exact.
+func (k *Walk) packs(b *walkMapper, gs []*graph.Graph, threads int, how overlapChoice, exact func() bool) (vb, eb uint, ok bool) {
+	if how != chooseAuto && how != choosePacked || !k.pipeable(b) || threads < 2 && how != choosePacked {
+		return 0, 0, false
+	}
+	vb, eb, ok = packedBits(gs, k.Length)
+	if !ok || how != choosePacked && packedWidth(k.Length, vb, eb) < packedMinBits || !exact() {
+		return 0, 0, false
+	}
+	return vb, eb, true
 }
 
 // mapOverlapped maps the graphs in order with b, publishing each vector

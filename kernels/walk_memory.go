@@ -50,6 +50,10 @@ const (
 	// accumulator.flush, and a vector's header.
 	nonzeroBytes = 4 + 8
 	vecBytes     = 48
+	// The packed map (see packedGram) holds a non-zero's key and value,
+	// and, while it ranks them, the key again and its place in the
+	// bucket, and its id.
+	packedNonzeroBytes = 8 + 8 + 8 + 4 + 4
 	// gcHeadroom is the ratio of the heap to the live data that the
 	// garbage collector allows at the default GOGC=100: the heap that a
 	// run is measured and limited by holds up to that much garbage.
@@ -332,6 +336,13 @@ func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs float64) float64 {
 		perSeq = max(perSeq, threads*(internBytes+accs*accBytes)+(threads-1)*4)
 	}
 	phi := vb + perSeq*seqs
+	if threadsOr(k.Threads) > 1 && dirac && !k.lengthWeights() && !k.Max && k.Length > 0 {
+		// The packed map, where the labels pack (see packedGram), holds
+		// no interner but more bytes a non-zero. Its workers' scratch,
+		// a graph's per-vertex vectors each, and its buckets' counts,
+		// at most 1 MiB, are left out, as the pipeline's queue is.
+		phi = max(phi, packedNonzeroBytes*nnz+vecBytes*float64(n))
+	}
 	return gcHeadroom * max(phi, dotBytes(vb, nnz, seqs, min(threadsOr(k.Threads), n)))
 }
 

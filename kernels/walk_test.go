@@ -405,6 +405,10 @@ func TestWalkThreadsFeatureMaps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		in := gs
+		if base.WL > 0 {
+			in = graph.RefineGraphs(gs, base.WL, graph.FromLabels)
+		}
 		for _, th := range []int{2, 3} {
 			k := base
 			k.Threads = th
@@ -414,9 +418,11 @@ func TestWalkThreadsFeatureMaps(t *testing.T) {
 			}
 			requireEqual(t, fmt.Sprintf("%+v threads=%d", base, th), want, got)
 			// The merged interner holds every sequence once, as the
-			// sequential one does.
-			if rep.Features != wrep.Features || rep.FeatureNNZ != wrep.FeatureNNZ {
-				t.Errorf("%+v threads=%d: %d features, %d nnz; sequential %d, %d", base, th, rep.Features, rep.FeatureNNZ, wrep.Features, wrep.FeatureNNZ)
+			// sequential one does; the packed map counts those of
+			// full length.
+			features := wantWalkFeatures(t, base, in, th, chooseAuto, wrep.Features)
+			if rep.Features != features || rep.FeatureNNZ != wrep.FeatureNNZ {
+				t.Errorf("%+v threads=%d: %d features, %d nnz; want %d, %d", base, th, rep.Features, rep.FeatureNNZ, features, wrep.FeatureNNZ)
 			}
 		}
 	}
@@ -539,7 +545,7 @@ func TestWalkThreadsInexactOrder(t *testing.T) {
 	if reordered == 0 {
 		t.Fatal("no entry depends on the order of its terms")
 	}
-	ways := []overlapChoice{chooseAuto, chooseOverlap, chooseShared, choosePipe, choosePipeShared, choosePrivate, choosePipePrivate}
+	ways := []overlapChoice{chooseAuto, chooseOverlap, chooseShared, choosePipe, choosePipeShared, choosePrivate, choosePipePrivate, choosePacked}
 	for _, how := range ways {
 		for _, th := range []int{2, 3} {
 			got, err := k.explicitGramBy(WithCrew(ctx, NewCrew(DefaultLinger)), gs, th, &Report{}, how)
@@ -660,7 +666,7 @@ func TestWalkExplicitGramOverlap(t *testing.T) {
 			if tt.k.WL > 0 {
 				in = graph.RefineGraphs(gs, tt.k.WL, graph.FromLabels)
 			}
-			for _, how := range []overlapChoice{chooseOverlap, chooseShared, choosePipe, choosePipeShared, choosePrivate, choosePipePrivate, chooseAuto} {
+			for _, how := range []overlapChoice{chooseOverlap, chooseShared, choosePipe, choosePipeShared, choosePrivate, choosePipePrivate, choosePacked, chooseAuto} {
 				for _, threads := range []int{1, 2, 3} {
 					rep := &Report{}
 					got, err := tt.k.explicitGramBy(context.Background(), in, threads, rep, how)
@@ -669,8 +675,9 @@ func TestWalkExplicitGramOverlap(t *testing.T) {
 					}
 					what := fmt.Sprintf("choice %d threads %d", how, threads)
 					requireEqual(t, what, want, got)
-					if rep.Features != wrep.Features || rep.FeatureNNZ != wrep.FeatureNNZ {
-						t.Errorf("%s: %d features, %d nnz; sequential %d, %d", what, rep.Features, rep.FeatureNNZ, wrep.Features, wrep.FeatureNNZ)
+					features := wantWalkFeatures(t, tt.k, in, threads, how, wrep.Features)
+					if rep.Features != features || rep.FeatureNNZ != wrep.FeatureNNZ {
+						t.Errorf("%s: %d features, %d nnz; want %d, %d", what, rep.Features, rep.FeatureNNZ, features, wrep.FeatureNNZ)
 					}
 				}
 			}
@@ -750,7 +757,7 @@ func TestWalkExplicitGramCancel(t *testing.T) {
 	// ENZYMES at length 8 takes about 0.3 s on one thread, 0.2 s on two:
 	// the limits fall before, in and just after the first graphs' map.
 	for _, after := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 15 * time.Millisecond} {
-		for _, how := range []overlapChoice{chooseOverlap, chooseShared, choosePipe, choosePipeShared, choosePrivate, choosePipePrivate} {
+		for _, how := range []overlapChoice{chooseOverlap, chooseShared, choosePipe, choosePipeShared, choosePrivate, choosePipePrivate, choosePacked} {
 			ctx, cancel := context.WithTimeout(context.Background(), after)
 			_, err := (&Walk{Length: 8}).explicitGramBy(ctx, gs, 2, &Report{}, how)
 			cancel()

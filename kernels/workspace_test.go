@@ -49,7 +49,7 @@ func TestWorkspaceWalk(t *testing.T) {
 	}
 	ws := NewWorkspace()
 	ctx := WithWorkspace(context.Background(), ws)
-	hows := []overlapChoice{chooseAuto, chooseOverlap, chooseShared, choosePipe, choosePipeShared, choosePrivate, choosePipePrivate}
+	hows := []overlapChoice{chooseAuto, chooseOverlap, chooseShared, choosePipe, choosePipeShared, choosePrivate, choosePipePrivate, choosePacked}
 	run := 0
 	for round := range 2 {
 		for c, tt := range cells {
@@ -88,8 +88,12 @@ func TestWorkspaceWalk(t *testing.T) {
 					if !slices.Equal(K.data, wantK[c].data) {
 						t.Fatalf("%s: matrix differs from the one without a Workspace", what)
 					}
-					if rep.Features != want[c].Features || rep.FeatureNNZ != want[c].FeatureNNZ {
-						t.Errorf("%s: %d features, %d nnz; without a Workspace %d, %d", what, rep.Features, rep.FeatureNNZ, want[c].Features, want[c].FeatureNNZ)
+					features := want[c].Features
+					if threads > 1 {
+						features = wantWalkFeatures(t, tt.k, tt.gs, threads, how, features)
+					}
+					if rep.Features != features || rep.FeatureNNZ != want[c].FeatureNNZ {
+						t.Errorf("%s: %d features, %d nnz; want %d, %d", what, rep.Features, rep.FeatureNNZ, features, want[c].FeatureNNZ)
 					}
 				}
 			}

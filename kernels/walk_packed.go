@@ -1,0 +1,423 @@
+package kernels
+
+import (
+	"context"
+	"math/bits"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/gkbench/gkbench/graph"
+	"gonum.org/v1/gonum/mat"
+)
+
+// packedGram is the walk kernel's explicit Gram matrix on threads > 1 by
+// packed label sequences: each graph's walks of length l are mapped to
+// sorted 64-bit keys that hold their labels (see packedVector), on all
+// threads, graph by graph, with no dictionary shared; the keys are then
+// ranked among all graphs' (see rankPacked), and the dot products taken
+// by gramFrom. The ids are the ranks, not the sequential map's first-met
+// numbers, so it is taken only where the walk counts are exact in any
+// order (see walksExact). vb and eb are the bits of a vertex and an edge
+// label (see packedBits). Its Report's Features counts the sequences of
+// length l, the vectors' dimension, where the interners count the shorter
+// ones they numbered on the way too.
+//
+// After WL refinement nearly every sequence is new, and the interners,
+// out of cache, took most of the map: on ENZYMES at length 4 after one
+// iteration, 2.6 million non-zeros of 1.4 million sequences, the
+// sequential map took 344–451 ms, and the packed one 59–68 ms on one
+// thread. Under runexp, against one thread's sequential map, two threads
+// took ENZYMES there from 0.94–1.61× to 3.30–3.59×, and at length 2 after
+// three iterations from 1.15–1.47× to 2.07–2.16×; MUTAG at lengths 2 and
+// 4 after three from 0.85–1.11× and 1.22–1.46× to 1.69–1.99× and
+// 1.60–1.76×. Where a sequence takes fewer than packedMinBits the
+// interner is small and the pipeline, which overlaps the dot products
+// with the map, was faster: MUTAG at length 2 after one iteration took
+// 0.63–0.66 ms packed against the pipeline's 0.48–0.50.
+func (k *Walk) packedGram(ctx context.Context, gs []*graph.Graph, vb, eb uint, threads int, rep *Report) (*mat.SymDense, error) {
+	start := time.Now()
+	n := len(gs)
+	ahead := newGramAhead(ctx, n, threads)
+	keys := make([][]uint64, n)
+	vecs := make([]Vec, n)
+	scs := make([]packedScratch, threads)
+	var nnz atomic.Int64
+	err := forRows(ctx, n, threads, func(w, i int) error {
+		var err error
+		keys[i], vecs[i].Vals, err = packedVector(ctx, gs[i], k.Length, vb, eb, &scs[w])
+		if err != nil {
+			return err
+		}
+		nnz.Add(int64(len(keys[i])))
+		k.guard.doneKeys(keys[i], vecs[i].Vals)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	width := packedWidth(k.Length, vb, eb)
+	dim, err := rankPacked(ctx, keys, vecs, width, int(nnz.Load()), threads)
+	if err != nil {
+		return nil, err
+	}
+	rep.TPhi = time.Since(start)
+	noteVecs(rep, vecs)
+	rep.Features = int64(dim)
+	t := time.Now()
+	wb := takeWalk(ctx)
+	K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, nil, threads, rep, &wb.gram)
+	if err != nil {
+		return nil, err
+	}
+	wb.giveBack()
+	rep.TDot = time.Since(t)
+	return K, nil
+}
+
+// rankPacked sets vecs[i].IDs to the ranks of keys[i], sorted keys of at
+// most width bits, among the distinct keys of all graphs, and returns
+// their number; keys[i] is released. Every key is bucketed by its top
+// bits, with its place in the graphs' order, each bucket sorted by radix
+// on its own, and the ranks then written to those places: one sort of all
+// the keys took 133 ms of ENZYMES's 2.6 million at length 4 after one WL
+// iteration, more than their map, and looking each graph's keys up in the
+// sorted buckets took as long again where the buckets were large, and was
+// no faster where they were small, as the graphs' keys are spread over
+// all of them.
+func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nnz, threads int) (int, error) {
+	n := len(keys)
+	// About 1024 keys a bucket, and at most 4096 buckets.
+	d := min(width, uint(max(0, min(12, bits.Len(uint(nnz>>10))))))
+	shift := width - d
+	buckets := 1 << d
+	// Chunks of consecutive graphs of about equal non-zeros; first[i] is
+	// graph i's first place.
+	first := make([]int, n+1)
+	for i, ks := range keys {
+		first[i+1] = first[i] + len(ks)
+	}
+	chunks := []int{0}
+	for c, i := 1, 0; c < 4*threads && i < n; c++ {
+		for i < n && first[i] < c*nnz/(4*threads) {
+			i++
+		}
+		if i > chunks[len(chunks)-1] && i < n {
+			chunks = append(chunks, i)
+		}
+	}
+	chunks = append(chunks, n)
+	nc := len(chunks) - 1
+	counts := make([]int, nc*buckets)
+	err := forRows(ctx, nc, threads, func(_, c int) error {
+		cnt := counts[c*buckets : (c+1)*buckets]
+		for _, ks := range keys[chunks[c]:chunks[c+1]] {
+			for _, x := range ks {
+				cnt[x>>shift]++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	bounds := make([]int, buckets+1)
+	off := 0
+	for b := range buckets {
+		bounds[b] = off
+		for c := range nc {
+			k := counts[c*buckets+b]
+			counts[c*buckets+b] = off
+			off += k
+		}
+	}
+	bounds[buckets] = off
+	all := make([]uint64, nnz)
+	at := make([]uint32, nnz) // the places of all's keys
+	err = forRows(ctx, nc, threads, func(_, c int) error {
+		cnt := counts[c*buckets : (c+1)*buckets]
+		for i := chunks[c]; i < chunks[c+1]; i++ {
+			for t, x := range keys[i] {
+				b := x >> shift
+				all[cnt[b]], at[cnt[b]] = x, uint32(first[i]+t)
+				cnt[b]++
+			}
+			keys[i] = nil
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	// Each bucket sorted, and its distinct keys counted.
+	distinct := make([]int, buckets)
+	type scratch struct {
+		keys   []uint64
+		at     []uint32
+		counts [256]int
+	}
+	scs := make([]scratch, threads)
+	err = forRows(ctx, buckets, threads, func(w, b int) error {
+		ks, as := all[bounds[b]:bounds[b+1]], at[bounds[b]:bounds[b+1]]
+		if len(ks) == 0 {
+			return nil
+		}
+		sc := &scs[w]
+		sortPacked(ks, as, shift, &sc.keys, &sc.at, &sc.counts)
+		k := 1
+		for t := 1; t < len(ks); t++ {
+			if ks[t] != ks[t-1] {
+				k++
+			}
+		}
+		distinct[b] = k
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	base := make([]uint32, buckets+1)
+	for b := range buckets {
+		base[b+1] = base[b] + uint32(distinct[b])
+	}
+	ids := make([]uint32, nnz)
+	err = forRows(ctx, buckets, threads, func(_, b int) error {
+		ks, as := all[bounds[b]:bounds[b+1]], at[bounds[b]:bounds[b+1]]
+		r := base[b]
+		for t, x := range ks {
+			if t > 0 && x != ks[t-1] {
+				r++
+			}
+			ids[as[t]] = r
+		}
+		return nil
+	})
+	for i := range vecs {
+		vecs[i].IDs = ids[first[i]:first[i+1]:first[i+1]]
+	}
+	return int(base[buckets]), err
+}
+
+// sortPacked sorts keys, whose bits from width up are equal, and at along
+// with them, by radix, 8 bits a pass, skipping the passes in which every
+// key has one digit; kbuf and abuf are its buffers.
+func sortPacked(keys []uint64, at []uint32, width uint, kbuf *[]uint64, abuf *[]uint32, counts *[256]int) {
+	if len(keys) <= 32 {
+		for i := 1; i < len(keys); i++ {
+			x, a := keys[i], at[i]
+			j := i
+			for j > 0 && keys[j-1] > x {
+				keys[j], at[j] = keys[j-1], at[j-1]
+				j--
+			}
+			keys[j], at[j] = x, a
+		}
+		return
+	}
+	*kbuf = slices.Grow((*kbuf)[:0], len(keys))[:len(keys)]
+	*abuf = slices.Grow((*abuf)[:0], len(at))[:len(at)]
+	src, sat, dst, dat := keys, at, *kbuf, *abuf
+	for sh := uint(0); sh < width; sh += 8 {
+		clear(counts[:])
+		for _, x := range src {
+			counts[x>>sh&0xff]++
+		}
+		if counts[src[0]>>sh&0xff] == len(src) {
+			continue
+		}
+		sum := 0
+		for d, c := range counts {
+			counts[d] = sum
+			sum += c
+		}
+		for t, x := range src {
+			d := x >> sh & 0xff
+			dst[counts[d]], dat[counts[d]] = x, sat[t]
+			counts[d]++
+		}
+		src, sat, dst, dat = dst, dat, src, sat
+	}
+	if &src[0] != &keys[0] {
+		copy(keys, src)
+		copy(at, sat)
+	}
+}
+
+// packedMinBits is the fewest bits of a packed sequence for which the
+// parallel map packs them: with fewer the label sequences are so few that
+// the sequential map's interner stays in cache.
+const packedMinBits = 28
+
+// packedWidth returns the bits of a packed sequence of length l.
+func packedWidth(l int, vb, eb uint) uint { return uint(l+1)*vb + uint(l)*eb }
+
+// packedBits returns the bits of a vertex label and of an edge label in a
+// packed label sequence of gs, and whether sequences of length l fit in 64
+// bits.
+func packedBits(gs []*graph.Graph, l int) (vb, eb uint, ok bool) {
+	var vmax, emax int32
+	for _, g := range gs {
+		for _, x := range g.Labels {
+			if x < 0 {
+				return 0, 0, false
+			}
+			vmax = max(vmax, x)
+		}
+		for _, x := range g.EdgeLabels {
+			if x < 0 {
+				return 0, 0, false
+			}
+			emax = max(emax, x)
+		}
+	}
+	vb, eb = uint(bits.Len32(uint32(vmax))), uint(bits.Len32(uint32(emax)))
+	return vb, eb, uint(l+1)*vb+uint(l)*eb <= 64
+}
+
+// pkCSR holds a sorted sparse vector of packed sequences per vertex.
+type pkCSR struct {
+	off  []int32
+	keys []uint64
+	vals []float64
+}
+
+func (c *pkCSR) reset() {
+	c.off = append(c.off[:0], 0)
+	c.keys, c.vals = c.keys[:0], c.vals[:0]
+}
+
+// packedScratch is a worker's storage for packedVector.
+type packedScratch struct {
+	cur, nxt pkCSR
+	ak, bk   []uint64
+	av, bv   []float64
+	lists    [][2]int32 // the sorted runs of a level of the last merge
+}
+
+// packedVector returns the sorted packed label sequences of g's walks of
+// length l ≥ 1 and their counts. It checks ctx every few hundred vertices.
+//
+// Φ_i(v), the sequences of the walks of length i from v, is the merge of
+// Φ_{i−1}(u) over v's neighbours u, each key prefixed by v's label and the
+// edge's: the prefix keeps each neighbour's run sorted, so the runs are
+// merged, not sorted. The buffers are local variables, not sc's fields,
+// while it runs: a slice header written to the heap at every merge took a
+// write barrier whenever the collector ran, 17% of the map of ENZYMES at
+// length 2 after one WL iteration.
+func packedVector(ctx context.Context, g *graph.Graph, l int, vb, eb uint, sc *packedScratch) ([]uint64, []float64, error) {
+	n := g.N()
+	cur, nxt := sc.cur, sc.nxt
+	ak, av, bk, bv := sc.ak[:0], sc.av[:0], sc.bk[:0], sc.bv[:0]
+	defer func() {
+		sc.cur, sc.nxt = cur, nxt
+		sc.ak, sc.av, sc.bk, sc.bv = ak, av, bk, bv
+	}()
+	cur.reset()
+	for v := range n {
+		cur.keys = append(cur.keys, uint64(g.Labels[v]))
+		cur.vals = append(cur.vals, 1)
+		cur.off = append(cur.off, int32(len(cur.keys)))
+	}
+	labelled := len(g.EdgeLabels) > 0
+	for i := 1; i <= l; i++ {
+		// A walk of length i−1 from u takes i·vb + (i−1)·eb bits; the
+		// walk of length i from v prepends v's label and the edge's.
+		shift := uint(i)*vb + uint(i-1)*eb
+		nxt.reset()
+		for v := range n {
+			if v%256 == 255 {
+				if err := ctx.Err(); err != nil {
+					return nil, nil, err
+				}
+			}
+			lv := uint64(g.Labels[v]) << eb
+			lo, hi := g.Offsets[v], g.Offsets[v+1]
+			if lo == hi {
+				nxt.off = append(nxt.off, int32(len(nxt.keys)))
+				continue
+			}
+			// The first neighbour's run straight into nxt, the others
+			// merged with it in turn.
+			start := len(nxt.keys)
+			ak, av = ak[:0], av[:0]
+			for a := lo; a < hi; a++ {
+				u := g.Adj[a]
+				pre := lv
+				if labelled {
+					pre |= uint64(g.EdgeLabels[a])
+				}
+				pre <<= shift
+				s, e := cur.off[u], cur.off[u+1]
+				if a == lo {
+					for t := s; t < e; t++ {
+						ak = append(ak, pre|cur.keys[t])
+					}
+					av = append(av, cur.vals[s:e]...)
+					continue
+				}
+				bk, bv = mergeAdd(bk[:0], bv[:0], ak, av, cur.keys[s:e], cur.vals[s:e], pre)
+				ak, bk, av, bv = bk, ak, bv, av
+			}
+			nxt.keys = append(nxt.keys[:start], ak...)
+			nxt.vals = append(nxt.vals[:start], av...)
+			nxt.off = append(nxt.off, int32(len(nxt.keys)))
+		}
+		cur, nxt = nxt, cur
+	}
+	// The graph's vector is the sum of its vertices': their runs merged
+	// in pairs, level by level.
+	ak = append(ak[:0], cur.keys...)
+	av = append(av[:0], cur.vals...)
+	lists := sc.lists[:0]
+	for v := range n {
+		if cur.off[v] < cur.off[v+1] {
+			lists = append(lists, [2]int32{cur.off[v], cur.off[v+1]})
+		}
+	}
+	for len(lists) > 1 {
+		bk, bv = bk[:0], bv[:0]
+		out := lists[:0]
+		for r := 0; r < len(lists); r += 2 {
+			start := int32(len(bk))
+			x := lists[r]
+			if r+1 == len(lists) {
+				bk = append(bk, ak[x[0]:x[1]]...)
+				bv = append(bv, av[x[0]:x[1]]...)
+			} else {
+				y := lists[r+1]
+				bk, bv = mergeAdd(bk, bv, ak[x[0]:x[1]], av[x[0]:x[1]], ak[y[0]:y[1]], av[y[0]:y[1]], 0)
+			}
+			out = append(out, [2]int32{start, int32(len(bk))})
+		}
+		lists = out
+		ak, bk, av, bv = bk, ak, bv, av
+	}
+	sc.lists = lists
+	return slices.Clone(ak), slices.Clone(av), nil
+}
+
+// mergeAdd appends to dk, dv the merge of the sorted runs a and b, b's keys
+// or'ed with pre, adding the values of equal keys.
+func mergeAdd(dk []uint64, dv []float64, ak []uint64, av []float64, bk []uint64, bv []float64, pre uint64) ([]uint64, []float64) {
+	i, j := 0, 0
+	for i < len(ak) && j < len(bk) {
+		x, y := ak[i], pre|bk[j]
+		switch {
+		case x < y:
+			dk, dv = append(dk, x), append(dv, av[i])
+			i++
+		case x > y:
+			dk, dv = append(dk, y), append(dv, bv[j])
+			j++
+		default:
+			dk, dv = append(dk, x), append(dv, av[i]+bv[j])
+			i++
+			j++
+		}
+	}
+	dk, dv = append(dk, ak[i:]...), append(dv, av[i:]...)
+	for ; j < len(bk); j++ {
+		dk, dv = append(dk, pre|bk[j]), append(dv, bv[j])
+	}
+	return dk, dv
+}
