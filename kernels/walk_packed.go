@@ -57,16 +57,17 @@ func (k *Walk) packedGram(ctx context.Context, gs []*graph.Graph, vb, eb uint, t
 		return nil, err
 	}
 	width := packedWidth(k.Length, vb, eb)
-	dim, err := rankPacked(ctx, keys, vecs, width, int(nnz.Load()), threads)
+	df, err := rankPacked(ctx, keys, vecs, width, int(nnz.Load()), threads)
 	if err != nil {
 		return nil, err
 	}
 	rep.TPhi = time.Since(start)
 	noteVecs(rep, vecs)
-	rep.Features = int64(dim)
+	rep.Features = int64(len(df))
 	t := time.Now()
 	wb := takeWalk(ctx)
-	K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, nil, threads, rep, &wb.gram)
+	K := ahead.matrix()
+	rep.FeatureProducts, err = gramFromStats(ctx, K, vecs, nil, int(nnz.Load()), df, threads, 0, true, &wb.gram)
 	if err != nil {
 		return nil, err
 	}
@@ -76,8 +77,10 @@ func (k *Walk) packedGram(ctx context.Context, gs []*graph.Graph, vb, eb uint, t
 }
 
 // rankPacked sets vecs[i].IDs to the ranks of keys[i], sorted keys of at
-// most width bits, among the distinct keys of all graphs, and returns
-// their number; keys[i] is released. Every key is bucketed by its top
+// most width bits, among the distinct keys of all graphs, and returns the
+// number of graphs holding each, df[id], which the dot products' scheme
+// needs: counted here, bucket by bucket, rather than in a pass over all
+// vectors on one thread. keys[i] is released. Every key is bucketed by its top
 // bits, with its place in the graphs' order, each bucket sorted by radix
 // on its own, and the ranks then written to those places: one sort of all
 // the keys took 133 ms of ENZYMES's 2.6 million at length 4 after one WL
@@ -85,7 +88,7 @@ func (k *Walk) packedGram(ctx context.Context, gs []*graph.Graph, vb, eb uint, t
 // sorted buckets took as long again where the buckets were large, and was
 // no faster where they were small, as the graphs' keys are spread over
 // all of them.
-func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nnz, threads int) (int, error) {
+func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nnz, threads int) ([]int32, error) {
 	n := len(keys)
 	// About 1024 keys a bucket, and at most 4096 buckets.
 	d := min(width, uint(max(0, min(12, bits.Len(uint(nnz>>10))))))
@@ -119,7 +122,7 @@ func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nn
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	bounds := make([]int, buckets+1)
 	off := 0
@@ -147,7 +150,7 @@ func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nn
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	// Each bucket sorted, and its distinct keys counted.
 	distinct := make([]int, buckets)
@@ -174,13 +177,14 @@ func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nn
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	base := make([]uint32, buckets+1)
 	for b := range buckets {
 		base[b+1] = base[b] + uint32(distinct[b])
 	}
 	ids := make([]uint32, nnz)
+	df := make([]int32, base[buckets])
 	err = forRows(ctx, buckets, threads, func(_, b int) error {
 		ks, as := all[bounds[b]:bounds[b+1]], at[bounds[b]:bounds[b+1]]
 		r := base[b]
@@ -189,13 +193,14 @@ func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nn
 				r++
 			}
 			ids[as[t]] = r
+			df[r]++ // a graph's keys are distinct
 		}
 		return nil
 	})
 	for i := range vecs {
 		vecs[i].IDs = ids[first[i]:first[i+1]:first[i+1]]
 	}
-	return int(base[buckets]), err
+	return df, err
 }
 
 // sortPacked sorts keys, whose bits from width up are equal, and at along

@@ -67,8 +67,8 @@ func TestPackedVector(t *testing.T) {
 	}
 }
 
-// TestRankPacked checks the ranks of keys among all graphs' against a
-// sort of all of them, at widths from 0 (every key 0) to 64 bits, with
+// TestRankPacked checks the ranks of keys among all graphs', and the
+// graphs holding each, against a sort of all of them, at widths from 0 (every key 0) to 64 bits, with
 // few and many keys, on 1 to 3 threads: the buckets and the radix passes
 // must not change them.
 func TestRankPacked(t *testing.T) {
@@ -110,13 +110,23 @@ func TestRankPacked(t *testing.T) {
 						in[i] = slices.Clone(keys[i])
 					}
 					vecs := make([]Vec, graphs)
-					dim, err := rankPacked(context.Background(), in, vecs, width, nnz, threads)
+					df, err := rankPacked(context.Background(), in, vecs, width, nnz, threads)
 					what := fmt.Sprintf("width %d, %d graphs of %d keys, %d threads", width, graphs, perGraph, threads)
 					if err != nil {
 						t.Fatalf("%s: %v", what, err)
 					}
-					if dim != len(all) {
-						t.Errorf("%s: %d distinct keys, want %d", what, dim, len(all))
+					if len(df) != len(all) {
+						t.Errorf("%s: %d distinct keys, want %d", what, len(df), len(all))
+					}
+					wantDF := make([]int32, len(all))
+					for _, ks := range keys {
+						for _, x := range ks {
+							r, _ := slices.BinarySearch(all, x)
+							wantDF[r]++
+						}
+					}
+					if !slices.Equal(df, wantDF) {
+						t.Errorf("%s: graphs holding each key %v, want %v", what, df, wantDF)
 					}
 					for i := range vecs {
 						if !slices.Equal(vecs[i].IDs, want[i]) {
