@@ -16,7 +16,7 @@ import (
 // sorted 64-bit keys that hold their labels (see packedVector), on all
 // threads, graph by graph, with no dictionary shared; the keys are then
 // ranked among all graphs' (see rankPacked), and the dot products taken
-// by gramFrom. The ids are the ranks, not the sequential map's first-met
+// by gramFromStats, with the features' counts of the ranking. The ids are the ranks, not the sequential map's first-met
 // numbers, so it is taken only where the walk counts are exact in any
 // order (see walksExact). vb and eb are the bits of a vertex and an edge
 // label (see packedBits). Its Report's Features counts the sequences of
@@ -276,7 +276,7 @@ func packedBits(gs []*graph.Graph, l int) (vb, eb uint, ok bool) {
 		}
 	}
 	vb, eb = uint(bits.Len32(uint32(vmax))), uint(bits.Len32(uint32(emax)))
-	return vb, eb, uint(l+1)*vb+uint(l)*eb <= 64
+	return vb, eb, packedWidth(l, vb, eb) <= 64
 }
 
 // pkCSR holds a sorted sparse vector of packed sequences per vertex.
