@@ -569,8 +569,8 @@ type sigList struct {
 }
 
 // init sizes l for up to entries signatures of words words in all, so that
-// adding them never reallocates. A chunk's list, with hashes, is carved
-// from arenas instead (see refiner.carve).
+// adding them never reallocates; a Stream's lists are sized for a graph
+// and grow (see NewStream).
 func (l *sigList) init(entries, words int) {
 	l.bounds = make([]int, 1, entries+1)
 	l.keys = make([]uint64, 0, words)

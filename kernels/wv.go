@@ -411,8 +411,11 @@ type giPrep struct {
 // refinement's time; on MUTAG a graph takes 2.2 µs to refine and 4.8 to
 // sum. Refined beforehand on both threads (graph.RefineOn), the refinement
 // took 0.41 of GI's 1.5 ms on MUTAG, no faster than on one thread, and
-// 2.04 of 3.78 ms on ENZYMES, against 2.17 on one. Each worker runs the
-// stages it prefers first (see giStageOwner).
+// 2.04 of 3.78 ms on ENZYMES, against 2.17 on one; since RefineOn's
+// workers share one table, and sort neighbourhoods by sorting networks,
+// ENZYMES's matrix took 3.1–3.5 ms on two threads either way, the stream
+// or RefineOn and the sums after. Each worker runs the stages it prefers
+// first (see giStageOwner).
 //
 // Until every graph is refined the number of colours of an iteration is
 // unknown, so weight feature i·2^shift + c stands for colour c of
