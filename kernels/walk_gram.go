@@ -39,7 +39,7 @@ import (
 //   - The packed map (see walk_packed.go), of all graphs by all threads
 //     with no interner: a sequence's labels are its key. It is taken,
 //     before the others, where the pipeline would be and a sequence's
-//     labels take 28 to 64 bits, as after WL refinement or for long walks:
+//     labels take 28 to 96 bits, as after WL refinement or for long walks:
 //     there the interners, large and out of cache, were most of the map.
 //     Its dot products wait for the map.
 // After the first graphs the mapper compares the ways, as measured so
@@ -474,7 +474,7 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 // packs reports whether explicitGramBy maps gs with b's kernel by packed
 // label sequences (see packedGram), and the bits of a vertex and an edge
 // label: on threads > 1, where the pipeline would map them, a sequence
-// takes packedMinBits to 64 bits, and exact reports the walk counts exact
+// takes packedMinBits to packedMaxBits, and exact reports the walk counts exact
 // in any order; where how asks for it, on any threads, wherever the labels
 // pack and the counts are exact.
 func (k *Walk) packs(b *walkMapper, gs []*graph.Graph, threads int, how overlapChoice, exact func() bool) (vb, eb uint, ok bool) {

@@ -13,9 +13,10 @@ import (
 
 // packedGram is the walk kernel's explicit Gram matrix on threads > 1 by
 // packed label sequences: each graph's walks of length l are mapped to
-// sorted 64-bit keys that hold their labels (see packedVector), on all
-// threads, graph by graph, with no dictionary shared; the keys are then
-// ranked among all graphs' (see rankPacked), and the dot products taken
+// sorted keys of one or two words that hold their labels (see
+// packedVector), on all threads, graph by graph, with no dictionary
+// shared; the keys are then ranked among all graphs' (see rankPacked and
+// rankWide), and the dot products taken
 // by gramFromStats, with the features' counts of the ranking. The ids are the ranks, not the sequential map's first-met
 // numbers, so it is taken only where the walk counts are exact in any
 // order (see walksExact). vb and eb are the bits of a vertex and an edge
@@ -34,30 +35,33 @@ import (
 // 1.60–1.76×. Where a sequence takes fewer than packedMinBits the
 // interner is small and the pipeline, which overlaps the dot products
 // with the map, was faster: MUTAG at length 2 after one iteration took
-// 0.63–0.66 ms packed against the pipeline's 0.48–0.50.
+// 0.63–0.66 ms packed against the pipeline's 0.48–0.50. In two words,
+// two threads took ENZYMES at length 4 after two and three iterations
+// (65 and 70 bits) from 1.53–1.57× and 1.50–1.53× to 3.92–4.18× and
+// 4.09–4.46×, MUTAG at length 7 after two and three (86 and 94 bits) from
+// 1.26–1.77× and 1.41–1.66× to 2.06–3.02× and 3.50–3.70×.
 func (k *Walk) packedGram(ctx context.Context, gs []*graph.Graph, vb, eb uint, threads int, rep *Report) (*mat.SymDense, error) {
 	start := time.Now()
 	n := len(gs)
 	ahead := newGramAhead(ctx, n, threads)
-	keys := make([][]uint64, n)
 	vecs := make([]Vec, n)
-	scs := make([]packedScratch, threads)
-	var nnz atomic.Int64
-	err := forRows(ctx, n, threads, func(w, i int) error {
-		var err error
-		keys[i], vecs[i].Vals, err = packedVector(ctx, gs[i], k.Length, vb, eb, &scs[w])
-		if err != nil {
-			return err
-		}
-		nnz.Add(int64(len(keys[i])))
-		k.guard.doneKeys(keys[i], vecs[i].Vals)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
 	width := packedWidth(k.Length, vb, eb)
-	df, err := rankPacked(ctx, keys, vecs, width, int(nnz.Load()), threads)
+	var (
+		df  []int32
+		nnz int
+		err error
+	)
+	if width <= 64 {
+		var keys [][]uint64
+		if keys, nnz, err = mapPacked(ctx, k, gs, vb, eb, threads, vecs, narrowOps()); err == nil {
+			df, err = rankPacked(ctx, keys, vecs, width, nnz, threads)
+		}
+	} else {
+		var keys [][]wideKey
+		if keys, nnz, err = mapPacked(ctx, k, gs, vb, eb, threads, vecs, wideOps()); err == nil {
+			df, err = rankWide(ctx, keys, vecs, width, nnz, threads)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -67,13 +71,101 @@ func (k *Walk) packedGram(ctx context.Context, gs []*graph.Graph, vb, eb uint, t
 	t := time.Now()
 	wb := takeWalk(ctx)
 	K := ahead.matrix()
-	rep.FeatureProducts, err = gramFromStats(ctx, K, vecs, nil, int(nnz.Load()), df, threads, 0, true, &wb.gram)
+	rep.FeatureProducts, err = gramFromStats(ctx, K, vecs, nil, nnz, df, threads, 0, true, &wb.gram)
 	if err != nil {
 		return nil, err
 	}
 	wb.giveBack()
 	rep.TDot = time.Since(t)
 	return K, nil
+}
+
+// mapPacked returns the sorted packed keys of every graph of gs, sets
+// vecs[i].Vals to their counts, and returns their number, mapping the
+// graphs on up to threads goroutines with ops. It tells k's guard, if any,
+// of every graph mapped (see switchGuard.doneKeys).
+func mapPacked[K packedKey](ctx context.Context, k *Walk, gs []*graph.Graph, vb, eb uint, threads int, vecs []Vec, ops keyOps[K]) ([][]K, int, error) {
+	keys := make([][]K, len(gs))
+	scs := make([]packedScratch[K], threads)
+	var nnz atomic.Int64
+	err := forRows(ctx, len(gs), threads, func(w, i int) error {
+		var err error
+		keys[i], vecs[i].Vals, err = packedVector(ctx, gs[i], k.Length, vb, eb, &scs[w], ops)
+		if err != nil {
+			return err
+		}
+		nnz.Add(int64(len(keys[i])))
+		if k.guard != nil {
+			k.guard.doneKeys(guardKeys(keys[i]), vecs[i].Vals)
+		}
+		return nil
+	})
+	return keys, int(nnz.Load()), err
+}
+
+// guardKeys returns keys as one word each for the switch guard: as they
+// are, or two words mixed into one, whose rare collisions only blur the
+// guard's estimate of the dot products.
+func guardKeys[K packedKey](keys []K) []uint64 {
+	switch ks := any(keys).(type) {
+	case []uint64:
+		return ks
+	case []wideKey:
+		out := make([]uint64, len(ks))
+		for t, x := range ks {
+			out[t] = x.hi*0x9e3779b97f4a7c15 ^ x.lo
+		}
+		return out
+	}
+	return nil
+}
+
+// rankWide is rankPacked for two-word keys of 65 to packedMaxBits bits,
+// by rankPacked twice: the keys' top 64 bits are ranked first, and then
+// each key as one word, its top's rank followed by its other bits, at
+// most 32, which sorts as the key does.
+func rankWide(ctx context.Context, keys [][]wideKey, vecs []Vec, width uint, nnz, threads int) ([]int32, error) {
+	low := width - 64
+	top := func(x wideKey) uint64 { return x.hi<<(64-low) | x.lo>>low }
+	n := len(keys)
+	tops := make([][]uint64, n)
+	var ntops atomic.Int64
+	err := forRows(ctx, n, threads, func(_, i int) error {
+		var t []uint64
+		for _, x := range keys[i] {
+			if y := top(x); len(t) == 0 || t[len(t)-1] != y {
+				t = append(t, y)
+			}
+		}
+		tops[i] = t
+		ntops.Add(int64(len(t)))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	vt := make([]Vec, n)
+	dft, err := rankPacked(ctx, tops, vt, 64, int(ntops.Load()), threads)
+	if err != nil {
+		return nil, err
+	}
+	words := make([][]uint64, n)
+	err = forRows(ctx, n, threads, func(_, i int) error {
+		w := make([]uint64, len(keys[i]))
+		j := -1
+		for t, x := range keys[i] {
+			if t == 0 || top(x) != top(keys[i][t-1]) {
+				j++
+			}
+			w[t] = uint64(vt[i].IDs[j])<<low | x.lo&(1<<low-1)
+		}
+		words[i], keys[i] = w, nil
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rankPacked(ctx, words, vecs, uint(bits.Len(uint(len(dft))))+low, nnz, threads)
 }
 
 // rankPacked sets vecs[i].IDs to the ranks of keys[i], sorted keys of at
@@ -257,8 +349,8 @@ const packedMinBits = 28
 func packedWidth(l int, vb, eb uint) uint { return uint(l+1)*vb + uint(l)*eb }
 
 // packedBits returns the bits of a vertex label and of an edge label in a
-// packed label sequence of gs, and whether sequences of length l fit in 64
-// bits.
+// packed label sequence of gs, and whether sequences of length l fit in
+// packedMaxBits.
 func packedBits(gs []*graph.Graph, l int) (vb, eb uint, ok bool) {
 	var vmax, emax int32
 	for _, g := range gs {
@@ -276,25 +368,65 @@ func packedBits(gs []*graph.Graph, l int) (vb, eb uint, ok bool) {
 		}
 	}
 	vb, eb = uint(bits.Len32(uint32(vmax))), uint(bits.Len32(uint32(emax)))
-	return vb, eb, packedWidth(l, vb, eb) <= 64
+	return vb, eb, packedWidth(l, vb, eb) <= packedMaxBits
+}
+
+// packedMaxBits is the most bits of a packed sequence: two words, of which
+// rankWide ranks the first 64 bits and then each key as one word, the
+// rank of its first 64 bits, up to 32 bits, and its up to 32 others.
+const packedMaxBits = 96
+
+// wideKey is a packed label sequence of 65 to 128 bits: hi holds the bits
+// from 64 up.
+type wideKey struct{ hi, lo uint64 }
+
+// packedKey is the type of a packed label sequence: one word, or two.
+type packedKey interface{ uint64 | wideKey }
+
+// keyOps are the operations of packedVector on keys of type K, called a
+// vertex or a run at a time, so that the loops over the keys are each
+// type's own.
+type keyOps[K packedKey] struct {
+	// shifted returns pre << by, of up to 32 bits shifted by up to 96.
+	shifted func(pre uint64, by uint) K
+	// merge is mergeAdd.
+	merge func(dk []K, dv []float64, ak []K, av []float64, bk []K, bv []float64, pre K) ([]K, []float64)
+}
+
+// narrowOps and wideOps return the operations on one and two words.
+func narrowOps() keyOps[uint64] {
+	return keyOps[uint64]{shifted: func(pre uint64, by uint) uint64 { return pre << by }, merge: mergeAdd}
+}
+
+func wideOps() keyOps[wideKey] {
+	return keyOps[wideKey]{
+		shifted: func(pre uint64, by uint) wideKey {
+			// Go's shifts by 64 or more give 0.
+			if by >= 64 {
+				return wideKey{hi: pre << (by - 64)}
+			}
+			return wideKey{hi: pre >> (64 - by), lo: pre << by}
+		},
+		merge: mergeAddWide,
+	}
 }
 
 // pkCSR holds a sorted sparse vector of packed sequences per vertex.
-type pkCSR struct {
+type pkCSR[K packedKey] struct {
 	off  []int32
-	keys []uint64
+	keys []K
 	vals []float64
 }
 
-func (c *pkCSR) reset() {
+func (c *pkCSR[K]) reset() {
 	c.off = append(c.off[:0], 0)
 	c.keys, c.vals = c.keys[:0], c.vals[:0]
 }
 
 // packedScratch is a worker's storage for packedVector.
-type packedScratch struct {
-	cur, nxt pkCSR
-	ak, bk   []uint64
+type packedScratch[K packedKey] struct {
+	cur, nxt pkCSR[K]
+	ak, bk   []K
 	av, bv   []float64
 	lists    [][2]int32 // the sorted runs of a level of the last merge
 }
@@ -309,7 +441,7 @@ type packedScratch struct {
 // while it runs: a slice header written to the heap at every merge took a
 // write barrier whenever the collector ran, 17% of the map of ENZYMES at
 // length 2 after one WL iteration.
-func packedVector(ctx context.Context, g *graph.Graph, l int, vb, eb uint, sc *packedScratch) ([]uint64, []float64, error) {
+func packedVector[K packedKey](ctx context.Context, g *graph.Graph, l int, vb, eb uint, sc *packedScratch[K], ops keyOps[K]) ([]K, []float64, error) {
 	n := g.N()
 	cur, nxt := sc.cur, sc.nxt
 	ak, av, bk, bv := sc.ak[:0], sc.av[:0], sc.bk[:0], sc.bv[:0]
@@ -319,7 +451,7 @@ func packedVector(ctx context.Context, g *graph.Graph, l int, vb, eb uint, sc *p
 	}()
 	cur.reset()
 	for v := range n {
-		cur.keys = append(cur.keys, uint64(g.Labels[v]))
+		cur.keys = append(cur.keys, ops.shifted(uint64(g.Labels[v]), 0))
 		cur.vals = append(cur.vals, 1)
 		cur.off = append(cur.off, int32(len(cur.keys)))
 	}
@@ -347,20 +479,14 @@ func packedVector(ctx context.Context, g *graph.Graph, l int, vb, eb uint, sc *p
 			ak, av = ak[:0], av[:0]
 			for a := lo; a < hi; a++ {
 				u := g.Adj[a]
-				pre := lv
+				p := lv
 				if labelled {
-					pre |= uint64(g.EdgeLabels[a])
+					p |= uint64(g.EdgeLabels[a])
 				}
-				pre <<= shift
+				pre := ops.shifted(p, shift)
 				s, e := cur.off[u], cur.off[u+1]
-				if a == lo {
-					for t := s; t < e; t++ {
-						ak = append(ak, pre|cur.keys[t])
-					}
-					av = append(av, cur.vals[s:e]...)
-					continue
-				}
-				bk, bv = mergeAdd(bk[:0], bv[:0], ak, av, cur.keys[s:e], cur.vals[s:e], pre)
+				// The first run merged with none.
+				bk, bv = ops.merge(bk[:0], bv[:0], ak, av, cur.keys[s:e], cur.vals[s:e], pre)
 				ak, bk, av, bv = bk, ak, bv, av
 			}
 			nxt.keys = append(nxt.keys[:start], ak...)
@@ -390,7 +516,8 @@ func packedVector(ctx context.Context, g *graph.Graph, l int, vb, eb uint, sc *p
 				bv = append(bv, av[x[0]:x[1]]...)
 			} else {
 				y := lists[r+1]
-				bk, bv = mergeAdd(bk, bv, ak[x[0]:x[1]], av[x[0]:x[1]], ak[y[0]:y[1]], av[y[0]:y[1]], 0)
+				var none K
+				bk, bv = ops.merge(bk, bv, ak[x[0]:x[1]], av[x[0]:x[1]], ak[y[0]:y[1]], av[y[0]:y[1]], none)
 			}
 			out = append(out, [2]int32{start, int32(len(bk))})
 		}
@@ -423,6 +550,31 @@ func mergeAdd(dk []uint64, dv []float64, ak []uint64, av []float64, bk []uint64,
 	dk, dv = append(dk, ak[i:]...), append(dv, av[i:]...)
 	for ; j < len(bk); j++ {
 		dk, dv = append(dk, pre|bk[j]), append(dv, bv[j])
+	}
+	return dk, dv
+}
+
+// mergeAddWide is mergeAdd on two-word keys.
+func mergeAddWide(dk []wideKey, dv []float64, ak []wideKey, av []float64, bk []wideKey, bv []float64, pre wideKey) ([]wideKey, []float64) {
+	i, j := 0, 0
+	for i < len(ak) && j < len(bk) {
+		x, y := ak[i], wideKey{pre.hi | bk[j].hi, pre.lo | bk[j].lo}
+		switch {
+		case x.hi < y.hi || x.hi == y.hi && x.lo < y.lo:
+			dk, dv = append(dk, x), append(dv, av[i])
+			i++
+		case x != y:
+			dk, dv = append(dk, y), append(dv, bv[j])
+			j++
+		default:
+			dk, dv = append(dk, x), append(dv, av[i]+bv[j])
+			i++
+			j++
+		}
+	}
+	dk, dv = append(dk, ak[i:]...), append(dv, av[i:]...)
+	for ; j < len(bk); j++ {
+		dk, dv = append(dk, wideKey{pre.hi | bk[j].hi, pre.lo | bk[j].lo}), append(dv, bv[j])
 	}
 	return dk, dv
 }

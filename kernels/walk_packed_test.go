@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -42,28 +43,118 @@ func TestPackedVector(t *testing.T) {
 			if !ok {
 				t.Fatal("labels do not pack")
 			}
-			var sc packedScratch
-			keys, vals, err := packedVector(context.Background(), tt.g, tt.l, vb, eb, &sc)
+			var sc packedScratch[uint64]
+			keys, vals, err := packedVector(context.Background(), tt.g, tt.l, vb, eb, &sc, narrowOps())
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(keys, tt.keys) || !slices.Equal(vals, tt.vals) {
 				t.Errorf("keys %v, counts %v; want %v, %v", keys, vals, tt.keys, tt.vals)
 			}
+			// Two words give the same keys, in the low word.
+			var wsc packedScratch[wideKey]
+			wkeys, wvals, err := packedVector(context.Background(), tt.g, tt.l, vb, eb, &wsc, wideOps())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]wideKey, len(tt.keys))
+			for i, k := range tt.keys {
+				want[i] = wideKey{lo: k}
+			}
+			if !slices.Equal(wkeys, want) || !slices.Equal(wvals, tt.vals) {
+				t.Errorf("two words: keys %v, counts %v; want %v, %v", wkeys, wvals, want, tt.vals)
+			}
 		})
 	}
-	// 33 labels take 6 bits: 11 vertex labels of a walk of length 10 take
-	// 66, too many.
+	// Labels 2^20 and 1 take 21 bits; the path a–b–a of labels A = 2^20,
+	// B = 1 has 4 walks of length 3 labelled A,B,A,B and 4 labelled
+	// B,A,B,A, of 84 bits: A<<63 | B<<42 | A<<21 | B has 2^19 in the
+	// high word and 2^42 + 2^41 + 1 in the low, B<<63 | A<<42 | B<<21 | A
+	// 0 and 2^63 + 2^62 + 2^21 + 2^20.
+	wide := graph.MustBuild([]int32{1 << 20, 1, 1 << 20}, []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}})
+	vb, eb, ok := packedBits([]*graph.Graph{wide}, 3)
+	if !ok || packedWidth(3, vb, eb) != 84 {
+		t.Fatalf("%d bits, packed %v; want 84 bits", packedWidth(3, vb, eb), ok)
+	}
+	var wsc packedScratch[wideKey]
+	keys, vals, err := packedVector(context.Background(), wide, 3, vb, eb, &wsc, wideOps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []wideKey{{0, 1<<63 + 1<<62 + 1<<21 + 1<<20}, {1 << 19, 1<<42 + 1<<41 + 1}}
+	if !slices.Equal(keys, want) || !slices.Equal(vals, []float64{4, 4}) {
+		t.Errorf("84 bits: keys %v, counts %v; want %v, [4 4]", keys, vals, want)
+	}
+	// 33 labels take 6 bits: 17 vertex labels of a walk of length 16
+	// take 102, too many; 16 of length 15 take 96.
 	many := make([]int32, 33)
 	for i := range many {
 		many[i] = int32(i)
 	}
 	g := graph.MustBuild(many, nil)
-	if _, _, ok := packedBits([]*graph.Graph{g}, 10); ok {
-		t.Error("66 bits pack")
+	if _, _, ok := packedBits([]*graph.Graph{g}, 16); ok {
+		t.Error("102 bits pack")
 	}
-	if vb, _, ok := packedBits([]*graph.Graph{g}, 9); !ok || vb != 6 {
-		t.Errorf("60 bits: %d bits a label, packed %v", vb, ok)
+	if vb, _, ok := packedBits([]*graph.Graph{g}, 15); !ok || vb != 6 {
+		t.Errorf("96 bits: %d bits a label, packed %v", vb, ok)
+	}
+}
+
+// TestRankWide checks the ranks of two-word keys against a sort of all of
+// them, at 65 to 96 bits.
+func TestRankWide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	less := func(a, b wideKey) int {
+		switch {
+		case a.hi != b.hi:
+			return cmp.Compare(a.hi, b.hi)
+		default:
+			return cmp.Compare(a.lo, b.lo)
+		}
+	}
+	for _, width := range []uint{65, 80, 96} {
+		for _, graphs := range []int{1, 50} {
+			keys := make([][]wideKey, graphs)
+			var all []wideKey
+			nnz := 0
+			for i := range keys {
+				for range 300 {
+					// A pool of few top parts, so that keys share them,
+					// and differ in their lowest bits.
+					x := wideKey{hi: rng.Uint64N(8) & (1<<(width-64) - 1), lo: rng.Uint64N(4)<<40 | rng.Uint64N(64)}
+					keys[i] = append(keys[i], x)
+				}
+				slices.SortFunc(keys[i], less)
+				keys[i] = slices.Compact(keys[i])
+				nnz += len(keys[i])
+				all = append(all, keys[i]...)
+			}
+			slices.SortFunc(all, less)
+			all = slices.Compact(all)
+			for threads := 1; threads <= 2; threads++ {
+				in := make([][]wideKey, graphs)
+				for i := range keys {
+					in[i] = slices.Clone(keys[i])
+				}
+				vecs := make([]Vec, graphs)
+				df, err := rankWide(context.Background(), in, vecs, width, nnz, threads)
+				what := fmt.Sprintf("width %d, %d graphs, %d threads", width, graphs, threads)
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				if len(df) != len(all) {
+					t.Errorf("%s: %d distinct keys, want %d", what, len(df), len(all))
+				}
+				for i, ks := range keys {
+					for j, x := range ks {
+						r, _ := slices.BinarySearchFunc(all, x, less)
+						if vecs[i].IDs[j] != uint32(r) {
+							t.Fatalf("%s: graph %d key %d ranked %d, want %d", what, i, j, vecs[i].IDs[j], r)
+						}
+					}
+				}
+			}
+		}
 	}
 }
 
@@ -170,4 +261,69 @@ func wantWalkFeatures(t *testing.T, k Walk, gs []*graph.Graph, threads int, how 
 		t.Fatal(err)
 	}
 	return walkDimension(vecs)
+}
+
+// TestPackedVectorWide checks two-word keys against the walks enumerated
+// one by one, each key built by shifting in its labels, on random graphs
+// whose labels take 17 bits and edge labels 2, at lengths 3 to 4 (72 and
+// 93 bits): the prefixes land below, across and above the words' border.
+func TestPackedVectorWide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	shl := func(k wideKey, s uint, x uint64) wideKey {
+		return wideKey{hi: k.hi<<s | k.lo>>(64-s), lo: k.lo<<s | x}
+	}
+	for trial := range 20 {
+		n := 3 + rng.IntN(6)
+		labels := make([]int32, n)
+		for v := range labels {
+			labels[v] = int32(rng.IntN(3)) << 14 // 0, 2^14 or 2^15
+		}
+		labels[0] = 1 << 16 // so that labels take 17 bits
+		var edges []graph.Edge
+		for u := range n {
+			for v := u + 1; v < n; v++ {
+				if rng.Float64() < 0.5 {
+					edges = append(edges, graph.Edge{U: int32(u), V: int32(v), Label: int32(rng.IntN(4))})
+				}
+			}
+		}
+		g := graph.MustBuild(labels, edges)
+		for _, l := range []int{3, 4} {
+			vb, eb, ok := packedBits([]*graph.Graph{g}, l)
+			if !ok || vb != 17 || packedWidth(l, vb, eb) <= 64 {
+				continue // no edge label 3 drawn, or no edges
+			}
+			want := map[wideKey]float64{}
+			var walk func(v, left int, k wideKey)
+			walk = func(v, left int, k wideKey) {
+				if left == 0 {
+					want[k]++
+					return
+				}
+				for a := g.Offsets[v]; a < g.Offsets[v+1]; a++ {
+					u := int(g.Adj[a])
+					walk(u, left-1, shl(shl(k, eb, uint64(g.EdgeLabels[a])), vb, uint64(g.Labels[u])))
+				}
+			}
+			for v := range n {
+				walk(v, l, wideKey{lo: uint64(g.Labels[v])})
+			}
+			var sc packedScratch[wideKey]
+			keys, vals, err := packedVector(context.Background(), g, l, vb, eb, &sc, wideOps())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(keys) != len(want) {
+				t.Fatalf("trial %d, length %d: %d keys, want %d", trial, l, len(keys), len(want))
+			}
+			for i, k := range keys {
+				if i > 0 && (keys[i-1].hi > k.hi || keys[i-1].hi == k.hi && keys[i-1].lo >= k.lo) {
+					t.Fatalf("trial %d, length %d: keys out of order at %d", trial, l, i)
+				}
+				if want[k] != vals[i] {
+					t.Fatalf("trial %d, length %d: key %v counted %v, want %v", trial, l, k, vals[i], want[k])
+				}
+			}
+		}
+	}
 }

@@ -654,6 +654,9 @@ func TestWalkExplicitGramOverlap(t *testing.T) {
 		{"l3-max", Walk{Length: 3, Max: true}},
 		{"l4-weights", Walk{Length: 4, Max: true, Lambda: []float64{1, 0.3, 0.09, 0.027, 0.0081}}},
 		{"l4-wl1", Walk{Length: 4, WL: 1}},
+		// 8 labels of 10 bits and 7 edge labels of 2: 94 bits, which
+		// the packed map takes in two words.
+		{"l7-wl3", Walk{Length: 7, WL: 3}},
 		{"l2-generic", Walk{Length: 2, Vertex: genericDirac{}, Edge: genericDirac{}}},
 	}
 	for _, tt := range tests {
