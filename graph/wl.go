@@ -164,10 +164,9 @@ type refiner struct {
 	// chunks are the runs of consecutive graphs the workers take, one
 	// at a time; a single one where the work is not spread.
 	chunks []wlChunk
-	// With one chunk, the table and signatures of the iteration.
-	sigs  sigList
-	index sigIndex
-	sig   []uint64
+	// With one chunk, the signatures of the iteration and their table.
+	sigs sigList
+	seq  wlWorker
 	// With several, the workers' shared table, and first[id], the
 	// colour + 1 of the table's id id, 0 while unseen, for the
 	// renumbering.
@@ -182,11 +181,22 @@ type refiner struct {
 // refines.
 type wlChunk struct{ g0, g1 int }
 
-// wlWorker is a worker's scratch: a table for the signatures it numbers,
-// and a signature.
+// wlWorker numbers signatures in a table of its own: the refiner's on one
+// goroutine, a Stream's for each iteration.
 type wlWorker struct {
 	index sigIndex
-	sig   []uint64
+	sig   []uint64 // the signature being numbered
+}
+
+// number writes the numbers of the signatures of g's vertices under the
+// colours p to out, adding the new ones to l.
+func (wk *wlWorker) number(l *sigList, g *Graph, p, out []int32) {
+	sig := wk.sig
+	for v := range out {
+		sig = appendSignature(sig[:0], g, p, v)
+		out[v] = wk.index.intern(l, sig, hashUint64s(sig))
+	}
+	wk.sig = sig
 }
 
 // refineChunkVertices is the fewest vertices a chunk has when the work is
@@ -279,16 +289,10 @@ func (r *refiner) step(prev, next [][]int32) (int, error) {
 			r.sigs.init(r.total, r.words)
 		}
 		r.sigs.reset()
-		r.index.reset(r.total)
-		sig := r.sig
+		r.seq.index.reset(r.total)
 		for gi, g := range r.gs {
-			p, out := prev[gi], next[gi]
-			for v := range out {
-				sig = appendSignature(sig[:0], g, p, v)
-				out[v] = r.index.intern(&r.sigs, sig, hashUint64s(sig))
-			}
+			r.seq.number(&r.sigs, g, prev[gi], next[gi])
 		}
-		r.sig = sig
 		return r.sigs.len(), nil
 	}
 	s := r.shared

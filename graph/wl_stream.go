@@ -95,15 +95,7 @@ func (s *Stream) Step(i, g int) {
 	if i == 1 && s.byDegree != nil {
 		s.byDegree.number(s.gs[g], s.colours[1][g])
 	} else {
-		wk := &s.iters[i-1]
-		gr := s.gs[g]
-		p, out := s.colours[i-1][g], s.colours[i][g]
-		sig := wk.sig
-		for v := range out {
-			sig = appendSignature(sig[:0], gr, p, v)
-			out[v] = wk.index.intern(&s.sigs[i-1], sig, hashUint64s(sig))
-		}
-		wk.sig = sig
+		s.iters[i-1].number(&s.sigs[i-1], s.gs[g], s.colours[i-1][g], s.colours[i][g])
 	}
 	s.stepped[i-1]++
 }
