@@ -474,9 +474,9 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 // packs reports whether explicitGramBy maps gs with b's kernel by packed
 // label sequences (see packedGram), and the bits of a vertex and an edge
 // label: on threads > 1, where the pipeline would map them, a sequence
-// takes packedMinBits to packedMaxBits, and exact reports the walk counts exact
-// in any order; where how asks for it, on any threads, wherever the labels
-// pack and the counts are exact.
+// takes packedMinBits to packedMaxBits, and exact reports the walk counts
+// exact in any order; where how asks for it, on any threads, wherever
+// the labels pack and the counts are exact.
 func (k *Walk) packs(b *walkMapper, gs []*graph.Graph, threads int, how overlapChoice, exact func() bool) (vb, eb uint, ok bool) {
 	if how != chooseAuto && how != choosePacked || !k.pipeable(b) || threads < 2 && how != choosePacked {
 		return 0, 0, false

@@ -322,6 +322,7 @@ func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs float64) float64 {
 	if k.lengthWeights() {
 		perSeq += weightBytes
 	}
+	packed := false // whether the packed map may run (see Walk.packs)
 	if threadsOr(k.Threads) > 1 && dirac && !k.lengthWeights() {
 		// explicitGram: the mapper's interner, or the pipeline's two,
 		// which hold each sequence once, the shared interner that
@@ -335,9 +336,10 @@ func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs float64) float64 {
 		// and each other worker's numbers of its sequences (see
 		// privateMap), each up to every sequence.
 		perSeq = max(perSeq, threads*(internBytes+accs*accBytes)+(threads-1)*4)
+		packed = !k.Max && k.Length > 0
 	}
 	phi := vb + perSeq*seqs
-	if threadsOr(k.Threads) > 1 && dirac && !k.lengthWeights() && !k.Max && k.Length > 0 {
+	if packed {
 		// The packed map, where the labels pack (see packedGram), holds
 		// no interner but more bytes a non-zero. Its workers' scratch,
 		// a graph's per-vertex vectors each, and its buckets' counts,
