@@ -143,7 +143,8 @@
 //	heap_base_bytes   heap objects after the GC that precedes the run
 //	peak_heap_bytes   largest heap sampled during the run (every 2ms,
 //	                  runtime/metrics /memory/classes/heap/objects:bytes,
-//	                  which includes garbage not yet swept)
+//	                  which includes garbage not yet swept; with
+//	                  Runner.GCFloor, up to that much more of it)
 //	started           when the run started, RFC 3339 UTC
 //	host              host name of the machine
 //	ran               the method that computed the matrix, or was
@@ -184,11 +185,13 @@
 // limit passes (context.WithTimeoutCause) or when a sampling goroutine
 // sees the heap above the memory limit; kernels stop at their next check of
 // the context. The memory limit counts the whole process's heap objects,
-// the data set included. runtime.GC runs before each call so that one run's
-// garbage does not count against the next. Cancelling the context passed
-// to Run (Ctrl-C) cancels the run in flight, which is not recorded, keeps
-// every finished row, writes summary.csv and meta.json, and returns an
-// error wrapping ErrInterrupted.
+// the data set included, but not the ballast of Runner.GCFloor, which sets
+// how much garbage a run may gather before the collector runs within it.
+// runtime.GC runs before each call so that one run's garbage does not
+// count against the next. Cancelling the context passed to Run (Ctrl-C)
+// cancels the run in flight, which is not recorded, keeps every finished
+// row, writes summary.csv and meta.json, and returns an error wrapping
+// ErrInterrupted.
 //
 // # Sharding
 //

@@ -27,6 +27,20 @@ var (
 	errOOM     = errors.New("memory limit exceeded")
 )
 
+// heapSampling says how a run's heap is read: every period (0 means
+// defaultSampleEvery), less the runner's ballast (see Runner.GCFloor),
+// which holds no data of the run.
+type heapSampling struct {
+	every   time.Duration
+	ballast uint64
+}
+
+// bytes returns the heap without the ballast.
+func (h heapSampling) bytes() uint64 {
+	v := heapBytes()
+	return v - min(v, h.ballast)
+}
+
 // heapBytes returns the current value of heapMetric.
 func heapBytes() uint64 {
 	s := []metrics.Sample{{Name: heapMetric}}
@@ -43,6 +57,7 @@ func heapBytes() uint64 {
 type heapWatch struct {
 	done chan struct{}
 	wg   sync.WaitGroup
+	hs   heapSampling
 	mu   sync.Mutex
 	peak uint64
 	// cancelled is when the watch cancelled the run; it is written by the
@@ -50,8 +65,12 @@ type heapWatch struct {
 	cancelled time.Time
 }
 
-func watchHeap(cancel context.CancelCauseFunc, limit int64, every time.Duration) *heapWatch {
-	w := &heapWatch{done: make(chan struct{})}
+func watchHeap(cancel context.CancelCauseFunc, limit int64, hs heapSampling) *heapWatch {
+	w := &heapWatch{done: make(chan struct{}), hs: hs}
+	every := hs.every
+	if every <= 0 {
+		every = defaultSampleEvery
+	}
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
@@ -74,7 +93,7 @@ func watchHeap(cancel context.CancelCauseFunc, limit int64, every time.Duration)
 }
 
 func (w *heapWatch) sample() uint64 {
-	v := heapBytes()
+	v := w.hs.bytes()
 	w.mu.Lock()
 	w.peak = max(w.peak, v)
 	w.mu.Unlock()
@@ -154,13 +173,13 @@ const keptShare = 16
 // do the buffers that the other methods' Workspaces keep: the run's heap
 // base and peak leave them out, and where the limit could not hold them
 // beside the run, they are dropped first.
-func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method, lim Limits, threads int, every time.Duration, costs kernels.Costs, bufs runBufs) outcome {
+func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels.Method, lim Limits, threads int, hs heapSampling, costs kernels.Costs, bufs runBufs) outcome {
 	if bufs.own != nil {
 		ctx = kernels.WithWorkspace(ctx, bufs.own)
 	}
 	runtime.GC()
 	kept := bufs.kept()
-	base := int64(heapBytes())
+	base := int64(hs.bytes())
 	// A kernel that can predict its memory is refused before it starts
 	// when the prediction exceeds the limit: the sampler would stop it
 	// only after it had allocated that much. The sampler sees the whole
@@ -192,7 +211,7 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 			// 82 MiB, which had stayed in the peak of a run whose
 			// Workspace spared it the collections.
 			runtime.GC()
-			kept, base = bufs.kept(), int64(heapBytes())
+			kept, base = bufs.kept(), int64(hs.bytes())
 		}
 	}
 	out := outcome{heapBase: uint64(base - kept)}
@@ -213,14 +232,11 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 	}
 	runCtx, cancelMem := context.WithCancelCause(runCtx)
 	defer cancelMem(nil)
-	if every <= 0 {
-		every = defaultSampleEvery
-	}
 	limit := lim.Memory
 	if limit > 0 {
 		limit += kept
 	}
-	w := watchHeap(cancelMem, limit, every)
+	w := watchHeap(cancelMem, limit, hs)
 
 	rep, a, err := safeGram(runCtx, k, gs, m, costs)
 	out.ran = m

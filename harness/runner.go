@@ -83,6 +83,15 @@ type Runner struct {
 	// than ended by the operating system with the process. The full
 	// profiles keep the paper's 64 GB.
 	MemoryCap int64
+	// GCFloor, if positive, is the least garbage the heap may gather
+	// before the collector runs, beyond the default, which lets it
+	// gather as much as is live: the runner holds a ballast of that many
+	// bytes while it runs a plan, which the collector counts as live
+	// but no page of which is touched, and which the heap the runner
+	// samples leaves out. It is capped at a sixteenth of the plan's
+	// memory limit, so that garbage cannot take a run over the limit
+	// where the default would not.
+	GCFloor int64
 }
 
 // Limits returns the limits the runs of p keep: p's, with the memory
@@ -215,6 +224,16 @@ func (r *Runner) checkResume(prev, now *Meta, dir string) error {
 
 // runCells runs the cells not yet done, building each data set once.
 func (r *Runner) runCells(ctx context.Context, p *Plan, st *store, host string) error {
+	floor := r.GCFloor
+	if lim := r.Limits(p).Memory; lim > 0 {
+		floor = min(floor, lim/16)
+	}
+	var ballast []byte
+	if floor > 0 {
+		ballast = make([]byte, floor)
+		defer runtime.KeepAlive(ballast)
+	}
+	hs := heapSampling{every: r.SampleEvery, ballast: uint64(len(ballast))}
 	var todo []*Cell
 	runs := 0
 	for i := range p.Cells {
@@ -260,7 +279,7 @@ func (r *Runner) runCells(ctx context.Context, p *Plan, st *store, host string) 
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 		}
-		cr := &cellRun{r: r, p: p, st: st, c: c, ds: ds, dataErr: dataErr, host: host, prog: prog}
+		cr := &cellRun{r: r, p: p, st: st, c: c, ds: ds, dataErr: dataErr, host: host, prog: prog, hs: hs}
 		if err := cr.methods(ctx, c.Methods); err != nil {
 			return err
 		}
@@ -279,6 +298,7 @@ type cellRun struct {
 	dataErr error
 	host    string
 	prog    Progress
+	hs      heapSampling
 	// live are the cell's methods, whose Workspaces hold buffers until
 	// their last run (see keepRuns).
 	live []*methodRun
@@ -406,8 +426,7 @@ func (cr *cellRun) methods(ctx context.Context, ms []kernels.Method) error {
 		}
 	}
 	cr.live = slices.Clone(runs)
-	every := cr.r.SampleEvery
-	runs, err := keepRuns(runs, func(mr *methodRun) (bool, error) { return cr.warmUp(ctx, mr, every) })
+	runs, err := keepRuns(runs, func(mr *methodRun) (bool, error) { return cr.warmUp(ctx, mr) })
 	if cr.p.Measure.Warmup > 0 {
 		// The warm-up runs are a round, which orders the first
 		// recorded one: in the spec's order, auto's probes in the walk
@@ -416,7 +435,7 @@ func (cr *cellRun) methods(ctx context.Context, ms []kernels.Method) error {
 		runs = nextRound(runs)
 	}
 	for err == nil && len(runs) > 0 {
-		runs, err = keepRuns(runs, func(mr *methodRun) (bool, error) { return cr.next(ctx, mr, every) })
+		runs, err = keepRuns(runs, func(mr *methodRun) (bool, error) { return cr.next(ctx, mr) })
 		runs = nextRound(runs)
 	}
 	return err
@@ -505,9 +524,9 @@ func (cr *cellRun) prepare(m kernels.Method) (*methodRun, error) {
 // warmUp runs the warm-up runs of mr, unrecorded, and reports whether
 // they ended well; where one did not, the repetitions are recorded with
 // its status.
-func (cr *cellRun) warmUp(ctx context.Context, mr *methodRun, every time.Duration) (bool, error) {
+func (cr *cellRun) warmUp(ctx context.Context, mr *methodRun) (bool, error) {
 	for w := 1; w <= cr.p.Measure.Warmup; w++ {
-		o := runOnce(ctx, mr.k, cr.ds.Graphs, mr.m, cr.r.Limits(cr.p), cr.p.Measure.Threads, every, cr.r.Costs, cr.bufs(mr))
+		o := runOnce(ctx, mr.k, cr.ds.Graphs, mr.m, cr.r.Limits(cr.p), cr.p.Measure.Threads, cr.hs, cr.r.Costs, cr.bufs(mr))
 		if o.interrupted {
 			return false, fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 		}
@@ -521,10 +540,10 @@ func (cr *cellRun) warmUp(ctx context.Context, mr *methodRun, every time.Duratio
 
 // next runs and records the next repetition of mr and reports whether
 // any is left to run.
-func (cr *cellRun) next(ctx context.Context, mr *methodRun, every time.Duration) (bool, error) {
+func (cr *cellRun) next(ctx context.Context, mr *methodRun) (bool, error) {
 	m, rep := mr.m, mr.todo[0]
 	r := cr.row(m, rep)
-	o := runOnce(ctx, mr.k, cr.ds.Graphs, m, cr.r.Limits(cr.p), cr.p.Measure.Threads, every, cr.r.Costs, cr.bufs(mr))
+	o := runOnce(ctx, mr.k, cr.ds.Graphs, m, cr.r.Limits(cr.p), cr.p.Measure.Threads, cr.hs, cr.r.Costs, cr.bufs(mr))
 	if o.interrupted {
 		return false, fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx))
 	}

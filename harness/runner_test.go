@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -570,7 +571,7 @@ func (k *estimatingKernel) EstimateBytes([]*graph.Graph, kernels.Method, int64) 
 func TestMemoryEstimateRefused(t *testing.T) {
 	f := newFakeKernels(nil)
 	k := &estimatingKernel{fakeKernel{f: f, id: "big"}}
-	out := runOnce(context.Background(), k, nil, kernels.Explicit, Limits{Memory: 1 << 30}, 1, 0, nil, runBufs{})
+	out := runOnce(context.Background(), k, nil, kernels.Explicit, Limits{Memory: 1 << 30}, 1, heapSampling{}, nil, runBufs{})
 	if out.status != StatusOOM || out.estimate != 1<<40 {
 		t.Errorf("status %q, estimate %d; want oom and 1 TiB", out.status, out.estimate)
 	}
@@ -595,7 +596,7 @@ func TestRanColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []kernels.Method{kernels.Explicit, kernels.Implicit, kernels.Auto} {
-		out := runOnce(context.Background(), k, gs, m, Limits{}, 1, 0, nil, runBufs{})
+		out := runOnce(context.Background(), k, gs, m, Limits{}, 1, heapSampling{}, nil, runBufs{})
 		if out.status != StatusOK {
 			t.Fatalf("%s: status %q", m, out.status)
 		}
@@ -784,14 +785,14 @@ func TestRunWorkspaces(t *testing.T) {
 	}
 	ex, im := kernels.NewWorkspace(), kernels.NewWorkspace()
 	ctx := context.Background()
-	out := runOnce(ctx, k, gs, kernels.Explicit, Limits{Memory: 1 << 34}, 1, 0, nil, runBufs{own: ex, others: []*kernels.Workspace{im}})
+	out := runOnce(ctx, k, gs, kernels.Explicit, Limits{Memory: 1 << 34}, 1, heapSampling{}, nil, runBufs{own: ex, others: []*kernels.Workspace{im}})
 	held := ex.Bytes()
 	if out.status != StatusOK || held == 0 {
 		t.Fatalf("explicit run: status %q, its Workspace holds %d bytes", out.status, held)
 	}
 	runtime.GC()
 	heap := heapBytes()
-	out = runOnce(ctx, k, gs, kernels.Implicit, Limits{Memory: 1 << 34}, 1, 0, nil, runBufs{own: im, others: []*kernels.Workspace{ex}})
+	out = runOnce(ctx, k, gs, kernels.Implicit, Limits{Memory: 1 << 34}, 1, heapSampling{}, nil, runBufs{own: im, others: []*kernels.Workspace{ex}})
 	if out.status != StatusOK {
 		t.Fatalf("implicit run: status %q", out.status)
 	}
@@ -802,7 +803,7 @@ func TestRunWorkspaces(t *testing.T) {
 	if out.heapBase+uint64(held)/2 > heap {
 		t.Errorf("implicit run's heap base %d, the heap with the explicit buffers %d: the %d bytes are not left out", out.heapBase, heap, held)
 	}
-	out = runOnce(ctx, k, gs, kernels.Implicit, Limits{Memory: keptShare*held - 1}, 1, 0, nil, runBufs{own: im, others: []*kernels.Workspace{ex}})
+	out = runOnce(ctx, k, gs, kernels.Implicit, Limits{Memory: keptShare*held - 1}, 1, heapSampling{}, nil, runBufs{own: im, others: []*kernels.Workspace{ex}})
 	if got := ex.Bytes(); got != 0 {
 		t.Errorf("under a limit of %d bytes the explicit buffers kept %d bytes (run %q)", keptShare*held-1, got, out.status)
 	}
@@ -831,7 +832,7 @@ func (k *garbageEstimator) EstimateBytes([]*graph.Graph, kernels.Method, int64) 
 func TestEstimateGarbageLeftOut(t *testing.T) {
 	f := newFakeKernels(nil)
 	k := &garbageEstimator{fakeKernel: fakeKernel{f: f, id: "small"}, garbage: 256 << 20}
-	out := runOnce(context.Background(), k, nil, kernels.Explicit, Limits{Memory: 8 << 30}, 1, 0, nil, runBufs{})
+	out := runOnce(context.Background(), k, nil, kernels.Explicit, Limits{Memory: 8 << 30}, 1, heapSampling{}, nil, runBufs{})
 	if out.status != StatusOK {
 		t.Fatalf("status %q", out.status)
 	}
@@ -895,4 +896,71 @@ limits: {time: 60s, memory: 4GiB}
 			}
 		})
 	}
+}
+
+// TestGCFloor checks that the runner's ballast spares a run that leaves
+// less garbage than the floor every collection, and that the heap it
+// records leaves the ballast out. Without a floor, or with one capped at a
+// sixteenth of a small memory limit, the 32 MiB of garbage of each run
+// take the collector past its goal: twice a live heap of a few MiB.
+func TestGCFloor(t *testing.T) {
+	const garbage = 32 << 20
+	tests := []struct {
+		name   string
+		floor  int64
+		memory int64
+		want   bool // runs without a collection
+	}{
+		{"no floor", 0, 0, false},
+		{"floor", 256 << 20, 0, true},
+		{"floor capped by the limit", 256 << 20, 128 << 20, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := fakePlan(t, fakeSpec, Quick)
+			p.Cells = p.Cells[:1]
+			p.Limits = Limits{Time: time.Minute, Memory: tt.memory}
+			var mu sync.Mutex
+			var cycles []uint64
+			fk := newFakeKernels(func(ctx context.Context, m kernels.Method) error {
+				before := gcCycles()
+				var sink []byte
+				for range garbage / (64 << 10) {
+					sink = make([]byte, 64<<10)
+				}
+				runtime.KeepAlive(sink)
+				mu.Lock()
+				cycles = append(cycles, gcCycles()-before)
+				mu.Unlock()
+				return nil
+			})
+			r := &Runner{Kernels: fk, Data: &fakeData{}, GCFloor: tt.floor}
+			res, err := r.Run(context.Background(), p, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cycles) == 0 {
+				t.Fatal("no run")
+			}
+			for i, c := range cycles {
+				if (c == 0) != tt.want {
+					t.Errorf("run %d: %d collections", i, c)
+				}
+			}
+			for _, row := range readRows(t, res.Dir) {
+				// The fake kernel keeps nothing: the heap before a run is
+				// the test's, a few MiB, and its peak the garbage's.
+				if row.HeapBase >= 16<<20 || row.PeakHeap >= 128<<20 {
+					t.Errorf("%s rep %d: heap base %d, peak %d: the ballast counted?", row.Method, row.Rep, row.HeapBase, row.PeakHeap)
+				}
+			}
+		})
+	}
+}
+
+// gcCycles returns the number of completed collections.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

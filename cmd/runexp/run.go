@@ -21,6 +21,21 @@ import (
 // allocates between two of the runner's samples.
 const memoryCapTenths = 8
 
+// gcFloorMiB is the default of run's -gc-floor (see harness.Runner.GCFloor).
+// The collector's goal is twice the live heap, at least 4 MiB, and the
+// runner collects before every run, so a run on MUTAG, whose live heap is
+// under a MiB, went through a cycle every few MiB it allocated: the walk
+// kernel at length 7 about once, at length 9 four or five times. On two
+// threads each cycle stops both workers and its mark phase preempts them.
+// Two threads took MUTAG's walk kernel at length 7 in 6.85–7.79 ms
+// against one thread's 12.2–12.8 (1.57–1.79×), and gi on ENZYMES in
+// 2.99–3.73 ms against 4.6–5.0 (1.31–1.57×); with a floor of 64 MiB,
+// 6.02–6.64 ms (1.80–1.98×), and 2.50–2.62 ms (1.64–1.78×) in five rounds
+// of six and 3.49 in one, one thread as before (rounds of 15 runs, the
+// builds by turns). Cells whose live heap is much larger than the floor
+// collect much as before.
+const gcFloorMiB = 64
+
 // cmdRun runs experiment specs and records their results.
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run")
@@ -30,6 +45,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	shard := fs.String("shard", "", "run only shard `i/N` of each grid (0 ≤ i < N), into <out>/<spec>/shard-i-of-N/")
 	force := fs.Bool("force", false, "resume into a results folder written from a different spec file or profile")
 	progress := fs.String("progress", "auto", "progress display: auto (a bar on a terminal, else log lines), bar or log")
+	gcFloor := fs.Int("gc-floor", gcFloorMiB, "least garbage, in `MiB`, a run may leave before the collector runs (0: Go's default, as much as is live)")
 	costsPath := fs.String("costs", "", "costs `file` of runexp calibrate for method auto (default: $"+costsEnv+", else the user's, else built-in)")
 	files, err := parseInterspersed(fs, args, stderr)
 	if errors.Is(err, errHelp) {
@@ -43,6 +59,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *threads < 0 {
 		return usagef("-threads %d: must be ≥ 1 (or 0 for the spec's)", *threads)
+	}
+	if *gcFloor < 0 || *gcFloor > 1<<20 {
+		return usagef("-gc-floor %d: want 0 to %d MiB", *gcFloor, 1<<20)
 	}
 	var sh harness.Shard
 	if *shard != "" {
@@ -93,6 +112,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			Log:       stderr,
 			Costs:     costs,
 			MemoryCap: memCap,
+			GCFloor:   int64(*gcFloor) << 20,
 		}
 		if r.Limits(p).Memory != p.Limits.Memory {
 			fmt.Fprintf(stderr, "run: %s: memory limit lowered to %.3gGiB, %d/10 of this machine's %.3gGiB\n",
