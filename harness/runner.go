@@ -86,11 +86,12 @@ type Runner struct {
 	// GCFloor, if positive, is the least garbage the heap may gather
 	// before the collector runs, beyond the default, which lets it
 	// gather as much as is live: the runner holds a ballast of that many
-	// bytes while it runs a plan, which the collector counts as live
-	// but no page of which is touched, and which the heap the runner
-	// samples leaves out. It is capped at a sixteenth of the plan's
-	// memory limit, so that garbage cannot take a run over the limit
-	// where the default would not.
+	// bytes while it runs a plan, which the collector counts as live but
+	// which nothing reads or writes (its pages stay unmapped where the
+	// runtime takes them fresh from the system), and which the heap the
+	// runner samples leaves out. It is capped at a sixteenth of the
+	// plan's memory limit, so that garbage cannot take a run over the
+	// limit where the default would not.
 	GCFloor int64
 }
 
