@@ -29,12 +29,13 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	seed := fs.Uint64("seed", 1, "seed of the random subset")
 	out := fs.String("o", "", "output file (default: standard output)")
 	costsPath := fs.String("costs", "", "costs `file` of runexp calibrate for -method auto (default: $"+costsEnv+", else the user's, else built-in)")
-	gcFloor := fs.Int("gc-floor", gcFloorMiB, "least garbage, in `MiB`, the computation may leave before the collector runs (0: Go's default, as much as is live), as in run")
+	gcFloor := gcFloorFlag(fs, "the computation, as in run,")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *gcFloor < 0 || *gcFloor > 1<<20 {
-		return usagef("-gc-floor %d: want 0 to %d MiB", *gcFloor, 1<<20)
+	floor, err := gcFloorBytes(*gcFloor)
+	if err != nil {
+		return err
 	}
 	if *kname == "" {
 		return usagef("-kernel is required (known: %v)", kernels.Names())
@@ -78,7 +79,7 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	// A ballast that the collector counts as live, as run's runner holds
 	// (see harness.Runner.GCFloor), so that the two time alike.
-	ballast := make([]byte, *gcFloor<<20)
+	ballast := make([]byte, floor)
 	defer runtime.KeepAlive(ballast)
 	var K *mat.SymDense
 	var rep *kernels.Report

@@ -36,6 +36,21 @@ const memoryCapTenths = 8
 // collect much as before.
 const gcFloorMiB = 64
 
+// gcFloorFlag defines the -gc-floor flag of fs, whose garbage what may
+// leave; gcFloorBytes checks its value.
+func gcFloorFlag(fs *flag.FlagSet, what string) *int {
+	return fs.Int("gc-floor", gcFloorMiB, "least garbage, in `MiB`, "+what+" may leave before the collector runs (0: Go's default, as much as is live)")
+}
+
+// gcFloorBytes returns the -gc-floor value mib in bytes, or a usage error
+// where it is out of range.
+func gcFloorBytes(mib int) (int64, error) {
+	if mib < 0 || mib > 1<<20 {
+		return 0, usagef("-gc-floor %d: want 0 to %d MiB", mib, 1<<20)
+	}
+	return int64(mib) << 20, nil
+}
+
 // cmdRun runs experiment specs and records their results.
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run")
@@ -45,7 +60,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	shard := fs.String("shard", "", "run only shard `i/N` of each grid (0 ≤ i < N), into <out>/<spec>/shard-i-of-N/")
 	force := fs.Bool("force", false, "resume into a results folder written from a different spec file or profile")
 	progress := fs.String("progress", "auto", "progress display: auto (a bar on a terminal, else log lines), bar or log")
-	gcFloor := fs.Int("gc-floor", gcFloorMiB, "least garbage, in `MiB`, a run may leave before the collector runs (0: Go's default, as much as is live)")
+	gcFloor := gcFloorFlag(fs, "a run")
 	costsPath := fs.String("costs", "", "costs `file` of runexp calibrate for method auto (default: $"+costsEnv+", else the user's, else built-in)")
 	files, err := parseInterspersed(fs, args, stderr)
 	if errors.Is(err, errHelp) {
@@ -60,8 +75,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *threads < 0 {
 		return usagef("-threads %d: must be ≥ 1 (or 0 for the spec's)", *threads)
 	}
-	if *gcFloor < 0 || *gcFloor > 1<<20 {
-		return usagef("-gc-floor %d: want 0 to %d MiB", *gcFloor, 1<<20)
+	floor, err := gcFloorBytes(*gcFloor)
+	if err != nil {
+		return err
 	}
 	var sh harness.Shard
 	if *shard != "" {
@@ -112,7 +128,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			Log:       stderr,
 			Costs:     costs,
 			MemoryCap: memCap,
-			GCFloor:   int64(*gcFloor) << 20,
+			GCFloor:   floor,
 		}
 		if r.Limits(p).Memory != p.Limits.Memory {
 			fmt.Fprintf(stderr, "run: %s: memory limit lowered to %.3gGiB, %d/10 of this machine's %.3gGiB\n",
