@@ -31,6 +31,20 @@ type weightFeatures interface {
 	features(dst []Feature, g, u int) []Feature
 }
 
+// columnFeatures is weightFeatures whose every vertex has one feature in
+// each of a few columns, of value 1: GI's colour in each WL iteration. The
+// explicit map sums such weights a column at a time (see
+// wvScratch.sumColumns).
+type columnFeatures interface {
+	weightFeatures
+	// columns returns the number of columns.
+	columns() int
+	// column returns the features of graph g's vertices in column c,
+	// base + ids[u] for vertex u. The features of column c are below
+	// those of column c+1.
+	column(g, c int) (ids []int32, base uint64)
+}
+
 // explicitWeights is what the explicit map of a weighted vertex kernel
 // needs of k_W: the weights of one graph at a time.
 type explicitWeights interface {
@@ -326,6 +340,12 @@ func (w *giWeights) features(dst []Feature, g, u int) []Feature {
 		dst = append(dst, Feature{uint64(w.offset[i] + int(c[g][u])), 1})
 	}
 	return dst
+}
+
+func (w *giWeights) columns() int { return len(w.colours) }
+
+func (w *giWeights) column(g, c int) ([]int32, uint64) {
+	return w.colours[c][g], uint64(w.offset[c])
 }
 
 func (w *giWeights) load(context.Context, int, *weightScratch) (weightFeatures, error) {

@@ -449,11 +449,16 @@ type wvScratch struct {
 // features f, as sorted keys wid<<32 | vertex feature id, and their sums.
 // It fails only if loading the weights does.
 func (s *wvScratch) sum(ctx context.Context, w explicitWeights, g, n int, f *wvVertexFeatures) ([]uint64, []float64, error) {
-	s.groups, s.eu, s.ew = s.groups[:0], s.eu[:0], s.ew[:0]
 	wf, err := w.load(ctx, g, &s.ws)
 	if err != nil {
 		return nil, nil, err
 	}
+	s.ks, s.kv = s.ks[:0], s.kv[:0]
+	if cf, ok := wf.(columnFeatures); ok {
+		s.sumColumns(cf, g, f)
+		return slices.Clone(s.ks), slices.Clone(s.kv), nil
+	}
+	s.groups, s.eu, s.ew = s.groups[:0], s.eu[:0], s.ew[:0]
 	var top uint64 // the largest wid
 	for u := 0; u < n; u++ {
 		s.fw = wf.features(s.fw[:0], g, u)
@@ -464,10 +469,9 @@ func (s *wvScratch) sum(ctx context.Context, w explicitWeights, g, n int, f *wvV
 			top = max(top, x.ID)
 		}
 	}
-	// Entries are numbered in vertex order, so sorting by wid<<32|e
-	// keeps each group in vertex order.
+	// Entries are numbered in vertex order, so sorting by wid<<32|e keeps
+	// each group in vertex order.
 	s.groups, s.spare = sortByHigh(s.groups, s.spare, top)
-	s.ks, s.kv = s.ks[:0], s.kv[:0]
 	vf, vv, vs := f.vf, f.vv, f.vs
 	for a := 0; a < len(s.groups); {
 		wid := s.groups[a] >> 32
@@ -481,6 +485,46 @@ func (s *wvScratch) sum(ctx context.Context, w explicitWeights, g, n int, f *wvV
 		s.ks, s.kv = s.acc.flush(s.ks, s.kv, wid<<32)
 	}
 	return slices.Clone(s.ks), slices.Clone(s.kv), nil
+}
+
+// sumColumns is sum's loop for weight features in columns, appending to
+// s.ks and s.kv. It sorts each column's vertices by their ids less the
+// column's least, where sum sorts all entries at once, in the range of
+// every column: GI's streamed colours, whose ids set the iteration above
+// the bits of all vertices (see giStream), took three passes of radix sort
+// a graph on ENZYMES, and on MUTAG two passes over counts four times as
+// many. By column, GI's matrix (h = 3, Dirac) took 2.42 ms on ENZYMES on
+// two threads against 2.67, 4.09 on one against 4.36, and on MUTAG 0.405
+// and 0.715 ms against 0.442 and 0.766 (medians of 3 rounds of 1000, by
+// turns). A vertex's weight is 1, so its sums are those of sum.
+func (s *wvScratch) sumColumns(cf columnFeatures, g int, f *wvVertexFeatures) {
+	vf, vv, vs := f.vf, f.vv, f.vs
+	for c := range cf.columns() {
+		ids, base := cf.column(g, c)
+		if len(ids) == 0 {
+			continue
+		}
+		lo, hi := ids[0], ids[0]
+		for _, id := range ids {
+			lo, hi = min(lo, id), max(hi, id)
+		}
+		// id−lo<<32 | u: sorted, each group is in vertex order.
+		s.groups = s.groups[:0]
+		for u, id := range ids {
+			s.groups = append(s.groups, uint64(id-lo)<<32|uint64(u))
+		}
+		s.groups, s.spare = sortByHigh(s.groups, s.spare, uint64(hi-lo))
+		for a := 0; a < len(s.groups); {
+			id := s.groups[a] >> 32
+			for ; a < len(s.groups) && s.groups[a]>>32 == id; a++ {
+				u := uint32(s.groups[a])
+				for t := vs[u]; t < vs[u+1]; t++ {
+					s.acc.add(vf[t], vv[t])
+				}
+			}
+			s.ks, s.kv = s.acc.flush(s.ks, s.kv, (base+uint64(lo)+id)<<32)
+		}
+	}
 }
 
 // rankPairs sets vecs[i].IDs to the ranks of keys[i] among the distinct keys

@@ -240,6 +240,76 @@ func TestGHStreamSameVectors(t *testing.T) {
 	}
 }
 
+// byRows hides the columns of GI's weight features, so that the explicit
+// map sums them as it sums any weights, all of a graph's at once.
+type byRows struct{ w *giWeights }
+
+func (r byRows) features(dst []Feature, g, u int) []Feature { return r.w.features(dst, g, u) }
+
+func (r byRows) load(context.Context, int, *weightScratch) (weightFeatures, error) {
+	return r, nil
+}
+
+func (r byRows) dense() (int, func([]uint64)) { return r.w.dense() }
+
+// TestGIColumnsSameVectors checks that GI's map summed a column (an
+// iteration) at a time (wvScratch.sumColumns), from colours refined
+// beforehand or streamed on 1 to 3 threads, gives the vectors, to the bit
+// and with the same ids, that the map of any weights gives, which sorts all
+// of a graph's features at once: with the Dirac kernel, whose vertex
+// features are the labels with value 1, and with binned attributes, whose
+// values are not.
+func TestGIColumnsSameVectors(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range wvThreadsCases(t) {
+		k, ok := tc.mk(1).(*GraphInvariant)
+		if !ok {
+			continue
+		}
+		gs := graph.ScaleAttributes(tc.gs)
+		dim, err := attrDim(gs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vecsOf := func(w explicitWeights, threads int) ([]Vec, int) {
+			t.Helper()
+			vm, err := k.Attr.featureMap(dim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vecs, n, err := wvVectorsOn(ctx, gs, w, vm, threads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return vecs, n
+		}
+		refined := newGIWeights(graph.Refine(gs, k.H, graph.Uniform))
+		want, wantDim := vecsOf(byRows{refined}, 1)
+		check := func(name string, got []Vec, gotDim int) {
+			t.Helper()
+			if gotDim != wantDim {
+				t.Errorf("%s, %s: %d features, want %d", tc.name, name, gotDim, wantDim)
+			}
+			for i := range want {
+				if !slices.Equal(got[i].IDs, want[i].IDs) || !slices.Equal(got[i].Vals, want[i].Vals) {
+					t.Errorf("%s, %s: graph %d's vector differs", tc.name, name, i)
+					return
+				}
+			}
+		}
+		got, gotDim := vecsOf(refined, 1)
+		check("refined", got, gotDim)
+		for threads := 1; threads <= 3; threads++ {
+			st, ok := newGIStream(gs, k.H)
+			if !ok {
+				t.Fatalf("%s: no stream", tc.name)
+			}
+			got, gotDim := vecsOf(st, threads)
+			check(fmt.Sprintf("streamed on %d threads", threads), got, gotDim)
+		}
+	}
+}
+
 // TestGIStreamLoad checks the waits of GI's streamed refinement: a graph's
 // weights load once it is refined, with Refine's colours; a worker that
 // waits while others run the stages it needs stops when ctx is done, and
