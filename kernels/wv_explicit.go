@@ -514,6 +514,10 @@ func (s *wvScratch) sumColumns(cf columnFeatures, g int, f *wvVertexFeatures) {
 			s.groups = append(s.groups, uint64(id-lo)<<32|uint64(u))
 		}
 		s.groups, s.spare = sortByHigh(s.groups, s.spare, uint64(hi-lo))
+		// sum's loop over the groups, without its look-up of each
+		// entry's vertex and weight: one loop for both, the look-up
+		// behind a branch, took GI's matrix 5–8% longer on ENZYMES
+		// (three rounds of 1000 by turns).
 		for a := 0; a < len(s.groups); {
 			id := s.groups[a] >> 32
 			for ; a < len(s.groups) && s.groups[a]>>32 == id; a++ {
