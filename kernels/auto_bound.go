@@ -1,8 +1,6 @@
 package kernels
 
 import (
-	"fmt"
-
 	"github.com/gkbench/gkbench/graph"
 )
 
@@ -130,7 +128,7 @@ func (c *labelCensus) implicitBound(m walkModel, n, l int) estimate {
 		m.term(costImplicitVertex, c.vertices, "product vertices"),
 		m.term(costImplicitVertexStep, float64(l)*c.vertices, "product vertices × steps"),
 	}
-	return newEstimate(ts, fmt.Sprintf("at least: the pairs and the product vertices counted on all pairs (%.0f each) without their edges, %d steps", c.vertices/pairs, l))
+	return newEstimate(ts, because("at least: the pairs and the product vertices counted on all pairs (%.0f each) without their edges, %d steps", c.vertices/pairs, l))
 }
 
 // workBound is an upper bound of the explicit method's work: the counts
@@ -199,5 +197,5 @@ func explicitBound(k *Walk, gs []*graph.Graph, m walkModel, c *labelCensus) (est
 	ts := mapTerms(m, costExplicitExtend, w.extends, w.nonzeros, w.steps, w.features)
 	dots, _ := dotTerms(m, n, w.nnz, n*w.nnz, w.features, nil)
 	ts = append(ts, dots...)
-	return newEstimate(ts, fmt.Sprintf("at most: bounded by the %.0f label sequences the labels allow and the graphs' degrees, without a map (%.0f non-zeros a graph at most)", F, w.nnz/n)), true
+	return newEstimate(ts, because("at most: bounded by the %.0f label sequences the labels allow and the graphs' degrees, without a map (%.0f non-zeros a graph at most)", F, w.nnz/n)), true
 }

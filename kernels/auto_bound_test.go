@@ -133,8 +133,8 @@ func TestAdviseBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bounded := strings.HasPrefix(a.Explicit.Why, "at most: bounded")
-		least := strings.HasPrefix(a.Implicit.Why, "at least: the pairs")
+		bounded := strings.HasPrefix(a.Explicit.Why(), "at most: bounded")
+		least := strings.HasPrefix(a.Implicit.Why(), "at least: the pairs")
 		if bounded != tt.bounded || least != tt.least || bounded && (a.Choice != Explicit || a.Hedge) {
 			t.Errorf("p_V %v, length %d, labels from %d: bounded %v, least %v, want %v, %v\n%v",
 				tt.pv, tt.l, boolInt(tt.big)*boundVertexLabels, bounded, least, tt.bounded, tt.least, a)

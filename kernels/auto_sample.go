@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -314,14 +315,14 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 	}
 	shared := &probeShared{}
 	var (
-		sizes            []string
+		sizes            []int
 		expl, impl       sampleCost
 		pe, pi           float64
 		cutExpl, cutImpl bool // a probe was stopped: its prediction is a lower bound
 		floored          bool // the floor decided the implicit prediction
 	)
 	for {
-		sizes = append(sizes, fmt.Sprint(m))
+		sizes = append(sizes, m)
 		var (
 			st  probeStage
 			err error
@@ -373,18 +374,25 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 		}
 		m, sub, smp = next, nextSub, to
 	}
-	how := fmt.Sprintf("Gram matrices of nested random samples of %s of %d graphs, the last scaled", strings.Join(sizes, ", "), n)
-	whyExpl := how + fmt.Sprintf(": maps and preparation by the graphs' N^%g, dot products priced from the sample's non-zeros and shared features", w.graph)
-	whyImpl := how + fmt.Sprintf(": per-graph preparation by the graphs' N^%g, pairs by their (N_i·N_j)^%g", w.graph, w.pair)
+	joined := reason(func() string {
+		s := make([]string, len(sizes))
+		for i, m := range sizes {
+			s[i] = strconv.Itoa(m)
+		}
+		return strings.Join(s, ", ")
+	})
+	how := because("Gram matrices of nested random samples of %s of %d graphs, the last scaled", joined, n)
+	whyExpl := because("%s: maps and preparation by the graphs' N^%g, dot products priced from the sample's non-zeros and shared features", how, w.graph)
+	whyImpl := because("%s: per-graph preparation by the graphs' N^%g, pairs by their (N_i·N_j)^%g", how, w.graph, w.pair)
 	if cutExpl {
-		whyExpl = fmt.Sprintf("at least: the explicit probe on %d graphs was stopped once its time, scaled, passed twice the implicit prediction", m)
+		whyExpl = because("at least: the explicit probe on %d graphs was stopped once its time, scaled, passed twice the implicit prediction", m)
 	}
 	if cutImpl {
-		whyImpl = fmt.Sprintf("at least: the implicit probe on %d graphs was stopped once its time, scaled, passed the explicit prediction", m)
+		whyImpl = because("at least: the implicit probe on %d graphs was stopped once its time, scaled, passed the explicit prediction", m)
 	}
 	implTerms := impl.terms(w, smp, all, m, n, model)
 	if floored {
-		pi, whyImpl, implTerms = floor.seconds, fmt.Sprintf("%s; %g%s", floor.why, float64(floorMargin), floorWhy), floor.terms
+		pi, whyImpl, implTerms = floor.seconds, because("%s; %g%s", floor.why, float64(floorMargin), floorWhy), floor.terms
 	}
 	a := &Advice{
 		Explicit: Prediction{Explicit, pe, whyExpl},

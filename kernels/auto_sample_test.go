@@ -266,7 +266,7 @@ func (c *costKernel) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*ma
 func (c *costKernel) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
 	var floor estimate
 	if c.floor > 0 {
-		floor = newEstimate([]CostTerm{{Name: "floor", Count: 1, NS: c.floor * 1e9}}, "at least, from counts")
+		floor = newEstimate([]CostTerm{{Name: "floor", Count: 1, NS: c.floor * 1e9}}, because("at least, from counts"))
 	}
 	return adviseBySampling(ctx, c, gs, threadsOr(c.threads), sizeWeights{}, opt, floor, time.Now())
 }
@@ -313,7 +313,7 @@ func TestSamplingAdvisorFloor(t *testing.T) {
 			if a.Choice != c.want {
 				t.Errorf("%s: %v, want %s", name, a, c.want)
 			}
-			floored := a.Implicit.Seconds == c.floor && strings.HasSuffix(a.Implicit.Why, floorWhy)
+			floored := a.Implicit.Seconds == c.floor && strings.HasSuffix(a.Implicit.Why(), floorWhy)
 			if floored != c.floored {
 				t.Errorf("%s: %v; the floor decided: %v, want %v", name, a, floored, c.floored)
 			}
@@ -405,7 +405,7 @@ func TestSamplingAdvisorStops(t *testing.T) {
 				lower = a.Implicit
 			}
 			stop := time.Duration(log.stopWork[i].Load())
-			if most := max(decided, tc.decides(a)) + 50*time.Microsecond; !strings.HasPrefix(lower.Why, "at least") || stop < 0 || stop > most {
+			if most := max(decided, tc.decides(a)) + 50*time.Microsecond; !strings.HasPrefix(lower.Why(), "at least") || stop < 0 || stop > most {
 				t.Errorf("%s: %v; the %s probe's work %v to its stop, %v where the advice came; want a lower bound, the stop within %v", tc.name, a, slow, stop, decided, most)
 			}
 			if rest := time.Duration(log.work.Load()) - stop; rest > tc.fastWork {

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -147,10 +146,10 @@ func (k *GraphInvariant) screen(gs []*graph.Graph, costs Costs) (expl, impl esti
 	}
 	m := costModel{costs, giDefaults}
 	expl = newEstimate(c.explicitTerms(m, newWalkModel(costs), k.H, p),
-		fmt.Sprintf("from counts without a sample: %.0f keys, the dot products as if each were a non-zero in every graph", c.keys(k.H, p)))
-	why := fmt.Sprintf("at least, from counts without a sample: %.0f vertex pairs", c.vertexPairs)
+		because("from counts without a sample: %.0f keys, the dot products as if each were a non-zero in every graph", c.keys(k.H, p)))
+	why := because("at least, from counts without a sample: %.0f vertex pairs", c.vertexPairs)
 	if hat {
-		why += ", the attribute kernel priced on one attribute"
+		why = because("at least, from counts without a sample: %.0f vertex pairs, the attribute kernel priced on one attribute", c.vertexPairs)
 	}
 	impl = newEstimate(c.implicitTerms(m, k.H, hat), why)
 	return expl, impl, true

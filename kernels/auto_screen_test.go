@@ -112,7 +112,7 @@ func TestGIScreen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fromCounts := strings.Contains(a.Explicit.Why, "from counts")
+			fromCounts := strings.Contains(a.Explicit.Why(), "from counts")
 			if fromCounts != c.screened {
 				t.Errorf("advice from counts: %v, want %v: %s", fromCounts, c.screened, a)
 			}

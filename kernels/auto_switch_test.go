@@ -170,7 +170,7 @@ func (f *fixedAdvisor) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*
 	return mat.NewSymDense(1, nil), &Report{Method: m}, nil
 }
 func (f *fixedAdvisor) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOptions) (*Advice, error) {
-	a := &Advice{Explicit: Prediction{Explicit, f.explicit, ""}, Implicit: Prediction{Implicit, f.implicit, ""}, Choice: Explicit, Hedge: f.hedge}
+	a := &Advice{Explicit: Prediction{Method: Explicit, Seconds: f.explicit}, Implicit: Prediction{Method: Implicit, Seconds: f.implicit}, Choice: Explicit, Hedge: f.hedge}
 	if f.implicit < f.explicit {
 		a.Choice = Implicit
 	}

@@ -659,8 +659,8 @@ func TestRankWalk(t *testing.T) {
 // its probes took 0.21 ms, against 0.11 ms with one map.
 func TestAdviseStopsWhereHedgeSettles(t *testing.T) {
 	k, a := adviseWalkGenerator(t, 0.1, 100, 5)
-	if !strings.Contains(a.Explicit.Why, "maps of 1 sample graphs") {
-		t.Errorf("explicit prediction %q: want the map of one sample graph", a.Explicit.Why)
+	if !strings.Contains(a.Explicit.Why(), "maps of 1 sample graphs") {
+		t.Errorf("explicit prediction %q: want the map of one sample graph", a.Explicit.Why())
 	}
 	if fewMapsErr*hedge*a.Explicit.Seconds > a.Implicit.Seconds {
 		t.Errorf("explicit %.3g s, implicit %.3g s: the cell no longer tests the stop", a.Explicit.Seconds, a.Implicit.Seconds)
@@ -680,8 +680,8 @@ func TestAdviseStopsWhereHedgeSettles(t *testing.T) {
 // advice had drawn there, took its probes from 35 to 80–130 µs.
 func TestAdviseSettledByCensus(t *testing.T) {
 	k, a := adviseWalkGenerator(t, 0.5, 100, 3)
-	if !strings.HasPrefix(a.Implicit.Why, "at least: the pairs and the product vertices") {
-		t.Errorf("implicit prediction %q: want the census's lower bound, without a sample", a.Implicit.Why)
+	if !strings.HasPrefix(a.Implicit.Why(), "at least: the pairs and the product vertices") {
+		t.Errorf("implicit prediction %q: want the census's lower bound, without a sample", a.Implicit.Why())
 	}
 	if r := a.Implicit.Seconds / a.Explicit.Seconds; r < fewMapsErr*hedge || r >= decisive {
 		t.Errorf("implicit %.3g s over explicit %.3g s is %.2f: the cell no longer tests the settled ranking below decisive", a.Implicit.Seconds, a.Explicit.Seconds, r)

@@ -109,7 +109,7 @@ func (k *ShortestPath) floor(gs []*graph.Graph, costs Costs) (estimate, bool) {
 		return estimate{}, false
 	}
 	m := costModel{costs, spDefaults}
-	return newEstimate(spSizesOf(gs).floorTerms(m), "at least, from counts without a sample: the vertex pairs with one attribute and the edges' comparisons"), true
+	return newEstimate(spSizesOf(gs).floorTerms(m), because("at least, from counts without a sample: the vertex pairs with one attribute and the edges' comparisons")), true
 }
 
 // Advise implements Advisor for the shortest-path kernel by sampling (see

@@ -183,10 +183,10 @@ func (k *SubgraphMatching) Advise(ctx context.Context, gs []*graph.Graph, opt Ad
 			return nil, fmt.Errorf("csm kernel: neither method takes these labels: %v", explErr)
 		}
 		a := &Advice{Choice: Explicit}
-		a.Explicit, a.Implicit = Prediction{Explicit, 0, "the only method"}, Prediction{Implicit, math.Inf(1), fmt.Sprint(implErr)}
+		a.Explicit, a.Implicit = Prediction{Explicit, 0, because("the only method")}, Prediction{Implicit, math.Inf(1), because("%v", implErr)}
 		if explErr != nil {
 			a.Choice = Implicit
-			a.Explicit, a.Implicit = Prediction{Explicit, math.Inf(1), explErr.Error()}, Prediction{Implicit, 0, "the only method"}
+			a.Explicit, a.Implicit = Prediction{Explicit, math.Inf(1), because("%v", explErr)}, Prediction{Implicit, 0, because("the only method")}
 		}
 		return a, nil
 	}
@@ -206,7 +206,7 @@ func (k *SubgraphMatching) Advise(ctx context.Context, gs []*graph.Graph, opt Ad
 	// that the probe's pairs stay a small share of all pairs.
 	iw.self.vertices, iw.cross.vertices = selfV, crossV
 	impl := model.implicitTerms(iw)[:3] // the preparation, the pairs and the vertices
-	implWhy := fmt.Sprintf("at least its %d pairs of %.3g association-graph vertices on average, which already decide",
+	implWhy := because("at least its %d pairs of %.3g association-graph vertices on average, which already decide",
 		n*(n+1)/2, (float64(n)*selfV+float64(n)*float64(n-1)/2*crossV)/(float64(n)*float64(n+1)/2))
 	if sumTerms(impl) <= sumTerms(upper) {
 		pool := r.Perm(n)[:min(n, max(4, n/8), 8)]
@@ -231,7 +231,7 @@ func (k *SubgraphMatching) Advise(ctx context.Context, gs []*graph.Graph, opt Ad
 			iw.cross.edges, iw.cross.comparisons = cross.edges/float64(pairs), cross.comparisons/float64(pairs)
 		}
 		impl = model.implicitTerms(iw)
-		implWhy = fmt.Sprintf("%d pairs of %.3g association-graph vertices on average; c-edges and c-neighbour pairs from the %d pairs of %d sample graphs (%.3g and %.3g a pair, %.3g and %.3g a self-pair)",
+		implWhy = because("%d pairs of %.3g association-graph vertices on average; c-edges and c-neighbour pairs from the %d pairs of %d sample graphs (%.3g and %.3g a pair, %.3g and %.3g a self-pair)",
 			n*(n+1)/2, crossV, pairs+len(ag), len(ag), iw.cross.edges, iw.cross.comparisons, iw.self.edges, iw.self.comparisons)
 	}
 
@@ -240,12 +240,12 @@ func (k *SubgraphMatching) Advise(ctx context.Context, gs []*graph.Graph, opt Ad
 	// Either may decide without the triple probe.
 	lower := []CostTerm{model.term(costCSMWedge, ew.wedges, "wedges")}
 	var expl []CostTerm
-	var explWhy string
+	var explWhy reason
 	switch {
 	case sumTerms(lower) >= sumTerms(impl):
-		expl, explWhy = lower, fmt.Sprintf("at least its %.3g wedges, which already decide", ew.wedges)
+		expl, explWhy = lower, because("at least its %.3g wedges, which already decide", ew.wedges)
 	case sumTerms(upper) < sumTerms(impl):
-		expl, explWhy = upper, fmt.Sprintf("at most: %.3g wedges, as many non-zeros, all shared, which already decide", ew.wedges)
+		expl, explWhy = upper, because("at most: %.3g wedges, as many non-zeros, all shared, which already decide", ew.wedges)
 	default:
 		// Three fifths of the probes' twentieth, the draws' cost being
 		// predicted less surely than the pairs'.
@@ -256,7 +256,7 @@ func (k *SubgraphMatching) Advise(ctx context.Context, gs []*graph.Graph, opt Ad
 		}
 		ew.nnz, ew.overlap = s.nnz, s.overlap
 		expl = model.explicitTerms(ew)
-		explWhy = fmt.Sprintf("%.3g wedges; %.3g non-zeros and %.3g features shared by two graphs, from %d triples drawn from %d graphs",
+		explWhy = because("%.3g wedges; %.3g non-zeros and %.3g features shared by two graphs, from %d triples drawn from %d graphs",
 			ew.wedges, ew.nnz, ew.overlap, s.draws, s.graphs)
 	}
 

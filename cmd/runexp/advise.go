@@ -44,7 +44,7 @@ func cmdAdvise(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(stdout, "%s, %d graphs, kernel %s\n", ds.Name, ds.Len(), *kname)
 	fmt.Fprintf(stdout, "constants: %s\n", source)
 	for _, p := range []kernels.Prediction{a.Explicit, a.Implicit} {
-		fmt.Fprintf(stdout, "%-8s  %10.4g s  %s\n", p.Method, p.Seconds, p.Why)
+		fmt.Fprintf(stdout, "%-8s  %10.4g s  %s\n", p.Method, p.Seconds, p.Why())
 		fmt.Fprint(stdout, kernels.FormatTerms(a.Terms[p.Method], "    "))
 	}
 	fmt.Fprintf(stdout, "faster: %s (probes took %.3g s)\n", a.Choice, a.Probe.Seconds())
