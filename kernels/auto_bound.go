@@ -23,7 +23,9 @@ type labelCensus struct {
 	// label and a vertex label. Where every such pair occurs on an arc,
 	// as in the walk generator's graphs, the bound is the walks.
 	walks []float64
-	// degree holds each graph's maximum degree.
+	// degree holds for each graph its maximum degree Δ, or where that
+	// cannot change boundWork's bound, a lower bound of it (see
+	// degreeFloor).
 	degree []int32
 	// vertices is the number of product-graph vertices of all pairs
 	// i ≤ j, Σ_l (S_l² + Q_l)/2 with S_l the vertices of label l in all
@@ -45,12 +47,13 @@ func touchLines(x []int32) int32 {
 	return t
 }
 
-// takeCensus reads every graph's labels, edge labels and offsets as flat
-// arrays, for walks of length l. Reading the arcs vertex by vertex for
-// their label pairs, whose short and varying loops cost a mispredicted
-// branch per vertex, took 19 µs on 300 graphs of 20 vertices, where the
-// edge labels alone took 6 µs. It returns false where a label is too
-// large for its table.
+// takeCensus reads every graph's labels and edge labels as flat arrays,
+// and the offsets of those whose maximum degree the bound needs, for
+// walks of length l. Reading the arcs vertex by vertex for their label
+// pairs, whose short and varying loops cost a mispredicted branch per
+// vertex, took 19 µs on 300 graphs of 20 vertices, where the edge labels
+// alone took 6 µs. It returns false where a label is too large for its
+// table.
 //
 // The advice runs after other work has left the graphs out of the cache,
 // and then the census is most of it: on 200 graphs of p_V 0 at length 3,
@@ -61,16 +64,20 @@ func touchLines(x []int32) int32 {
 // every graph's arrays, loads that do not wait for one another, and the
 // census then finds them in the cache: 17–18 µs of 32–35, and on 300
 // graphs 26–28 µs of 42–45 where it took 38–43 of 54–60. With the graphs
-// in the cache the pass costs 0.6–0.9 µs.
+// in the cache the pass costs 0.6–0.9 µs. The offsets are read only where
+// the labels leave the degree to decide the bound (see degreeFloor): on
+// 300 graphs of p_V 0, whose one label bounds every graph, that took the
+// census from 29–33 to 25–28 µs (medians of 300, each after a pass
+// through 32 MiB and a collection), and the advice from 39–40 to 37–38.
 func takeCensus(gs []*graph.Graph, l int) (labelCensus, bool) {
 	var edges [boundEdgeLabels]bool
 	var count, total [boundVertexLabels]int64
 	c := labelCensus{degree: make([]int32, len(gs))}
 	for _, g := range gs {
-		c.touched |= touchLines(g.Labels) | touchLines(g.EdgeLabels) | touchLines(g.Offsets)
+		c.touched |= touchLines(g.Labels) | touchLines(g.EdgeLabels)
 	}
 	var q int64
-	for i, g := range gs {
+	for _, g := range gs {
 		var top uint32 // the largest label of g
 		for _, lv := range g.Labels {
 			if uint32(lv) >= boundVertexLabels {
@@ -90,11 +97,6 @@ func takeCensus(gs []*graph.Graph, l int) (labelCensus, bool) {
 			}
 			edges[le] = true
 		}
-		var deg int32
-		for v, o := range g.Offsets[1:] {
-			deg = max(deg, o-g.Offsets[v])
-		}
-		c.degree[i] = deg
 	}
 	var nl, ne, s2 float64
 	for _, x := range total {
@@ -114,7 +116,51 @@ func takeCensus(gs []*graph.Graph, l int) (labelCensus, bool) {
 	for i := 1; i <= l; i++ {
 		c.walks[i] = c.walks[i-1] * ne * nl
 	}
+	// The degrees the bound needs, their offsets loaded ahead as the
+	// labels were.
+	for i, g := range gs {
+		d, ok := degreeFloor(g, c.walks)
+		if !ok {
+			d = -1
+			c.touched |= touchLines(g.Offsets)
+		}
+		c.degree[i] = d
+	}
+	for i, g := range gs {
+		if c.degree[i] >= 0 {
+			continue
+		}
+		var deg int32
+		for v, o := range g.Offsets[1:] {
+			deg = max(deg, o-g.Offsets[v])
+		}
+		c.degree[i] = deg
+	}
 	return c, true
+}
+
+// degreeFloor returns a lower bound d of g's maximum degree Δ, from its
+// header alone, and whether boundWork bounds g's work the same with d as
+// with Δ, given walks, the label sequences W_i: boundWork takes
+// min(W_i, Δ^i) for the sequences of length i of a vertex, which is W_i
+// for every i ≥ 1 where d^i ≥ W_i, as then Δ^i ≥ W_i too. d is the
+// average degree rounded up, or 0 for a graph without edges, whose Δ it
+// is. With one vertex label and one edge label, as on the walk grid's
+// data sets of p_V 0, every graph with an edge is so bounded.
+func degreeFloor(g *graph.Graph, walks []float64) (int32, bool) {
+	arcs, n := len(g.Adj), g.N()
+	if arcs == 0 {
+		return 0, true
+	}
+	d := (arcs + n - 1) / n
+	p := 1.0
+	for _, w := range walks[1:] {
+		p *= float64(d)
+		if p < w {
+			return 0, false
+		}
+	}
+	return int32(d), true
 }
 
 // implicitBound bounds the implicit method's time from below by its pairs

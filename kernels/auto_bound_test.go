@@ -2,11 +2,13 @@ package kernels
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/graph/graphtest"
 	"github.com/gkbench/gkbench/synth"
 )
 
@@ -36,6 +38,16 @@ func TestCensus(t *testing.T) {
 		// Labels 0 and 2, edge labels 0 and 1: 2, 2·4, 8·4 sequences;
 		// 1·1 + 2·2 product vertices.
 		{"edge labels", []*graph.Graph{labelled}, 2, []float64{2, 8, 32}, []int32{2}, 5},
+		// A star of one label: its 6 arcs over 4 vertices round up to
+		// degree 2, whose powers are at least the one sequence of each
+		// length, so the census keeps 2 where the centre has 3; the
+		// pair has 4·4 product vertices.
+		{"one label, star", []*graph.Graph{graph.MustBuild([]int32{0, 0, 0, 0}, []graph.Edge{{U: 0, V: 1}, {U: 0, V: 2}, {U: 0, V: 3}})}, 2, []float64{1, 1, 1}, []int32{2}, 16},
+		// The star with two labels: 2·2 sequences of length 1 exceed
+		// degree 2, so the census reads the maximum degree.
+		{"two labels, star", []*graph.Graph{graph.MustBuild([]int32{0, 1, 0, 0}, []graph.Edge{{U: 0, V: 1}, {U: 0, V: 2}, {U: 0, V: 3}})}, 2, []float64{2, 4, 8}, []int32{3}, 10},
+		// A graph without edges has degree 0.
+		{"no edges", []*graph.Graph{graph.MustBuild([]int32{0, 0}, nil)}, 1, []float64{1, 0}, []int32{0}, 4},
 		{"vertex label too large", []*graph.Graph{graph.MustBuild([]int32{boundVertexLabels}, nil)}, 2, nil, nil, 0},
 		{"edge label too large", []*graph.Graph{graph.MustBuild([]int32{0, 0}, []graph.Edge{{U: 0, V: 1, Label: boundEdgeLabels}})}, 2, nil, nil, 0},
 	} {
@@ -88,6 +100,54 @@ func TestBoundWork(t *testing.T) {
 					t.Errorf("p_V %v, length %d, max %v: bound %+v; counted %+v", pv, l, max, got, counted)
 				}
 			}
+		}
+	}
+}
+
+// TestCensusDegrees checks that the census's degrees, the maximum degree
+// only where the labels leave it to decide the bound (see degreeFloor),
+// bound every graph's work as the maximum degrees do, on data sets of the
+// walk generator across label diversity and on MUTAG, whose degrees vary
+// within a graph, for lengths up to the census's: the degrees must be no
+// more than the maxima, and boundWork's bound the same to the bit.
+func TestCensusDegrees(t *testing.T) {
+	sets := map[string][]*graph.Graph{"MUTAG": graphtest.Dataset(t, "MUTAG").Graphs}
+	for _, pv := range []float64{0, 0.1, 0.5, 1} {
+		ds, err := synth.Walk(synth.WalkConfig{PV: pv}, 60, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets[fmt.Sprintf("p_V %v", pv)] = ds.Graphs
+	}
+	for name, gs := range sets {
+		for _, l := range []int{0, 1, 3, 9} {
+			c, ok := takeCensus(gs, l)
+			if !ok {
+				t.Fatalf("%s: no census", name)
+			}
+			exact := c
+			exact.degree = make([]int32, len(gs))
+			floored := 0
+			for i, g := range gs {
+				for v := range g.N() {
+					exact.degree[i] = max(exact.degree[i], int32(g.Degree(v)))
+				}
+				if c.degree[i] > exact.degree[i] {
+					t.Errorf("%s, length %d, graph %d: degree %d, above the maximum %d", name, l, i, c.degree[i], exact.degree[i])
+				}
+				if c.degree[i] < exact.degree[i] {
+					floored++
+				}
+			}
+			for _, max := range []bool{false, true} {
+				for m := 0; m <= l; m++ {
+					k := &Walk{Length: m, Max: max}
+					if got, want := boundWork(k, gs, &c), boundWork(k, gs, &exact); got != want {
+						t.Errorf("%s, census of length %d, length %d, max %v: bound %+v; with the maximum degrees %+v", name, l, m, max, got, want)
+					}
+				}
+			}
+			t.Logf("%s, length %d: %d of %d degrees below the maximum", name, l, floored, len(gs))
 		}
 	}
 }
