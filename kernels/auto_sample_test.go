@@ -93,8 +93,8 @@ func TestSamplingAdvisor(t *testing.T) {
 				if faster != c.want {
 					t.Errorf("measured faster %s, the table expects %s: the case is not clear-cut here", faster, c.want)
 				}
-				if a.Choice != faster {
-					t.Errorf("advice chose %s, measured faster %s", a.Choice, faster)
+				if wrong := adviseUntil(t, adv, gs, faster, &a); wrong != nil {
+					t.Errorf("advice chose other than the measured faster %s in %d attempts:\n%s", faster, adviceAttempts, strings.Join(wrong, "\n"))
 				}
 			}
 			// The advisor aims its probes at 5% of the faster
@@ -113,15 +113,47 @@ func TestSamplingAdvisor(t *testing.T) {
 			// Again on one thread, and on two, where the probes run
 			// at once (probeAtOnce).
 			for _, threads := range []int{1, 2} {
-				b, err := withThreads(c.k, threads).(Advisor).Advise(ctx, gs, AdviseOptions{Seed: 1})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if b.Choice != a.Choice {
-					t.Errorf("advice on %d threads chose %s, the first %s: %s", threads, b.Choice, a.Choice, b)
+				var b *Advice
+				if wrong := adviseUntil(t, withThreads(c.k, threads).(Advisor), gs, a.Choice, &b); wrong != nil {
+					t.Errorf("advice on %d threads chose other than the first, %s, in %d attempts:\n%s", threads, a.Choice, adviceAttempts, strings.Join(wrong, "\n"))
 				}
 			}
 		})
+	}
+}
+
+// adviceAttempts is how many times adviseUntil asks for the advice. A stop
+// of a probe decides the advice by itself, and it scales the probe's time
+// by the sample's factor, a pause of the machine too: gi with 64 binning
+// iterations on the 100 graphs of TestSamplingAdvisor (explicit 59 ms,
+// implicit 246 ms) once took 4.6 ms of probes where it takes 0.5, its
+// explicit probe on 2 graphs stopped at twice the implicit prediction, and
+// the advice on one thread chose the implicit method (1 of 10 runs of the
+// package on the 2-core VM, none of 40 runs of the case alone). A wrong
+// model errs every time; a pause, once in a while.
+const adviceAttempts = 3
+
+// adviseUntil asks adv for its advice on gs (seed 1), up to adviceAttempts
+// times until it chooses want, and sets *a to the last advice. It returns
+// the advice that chose otherwise, nil once one chose want.
+func adviseUntil(t *testing.T, adv Advisor, gs []*graph.Graph, want Method, a **Advice) []string {
+	t.Helper()
+	var wrong []string
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 || *a == nil {
+			b, err := adv.Advise(context.Background(), gs, AdviseOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			*a = b
+		}
+		if (*a).Choice == want {
+			return nil
+		}
+		wrong = append(wrong, (*a).String())
+		if attempt+1 == adviceAttempts {
+			return wrong
+		}
 	}
 }
 
