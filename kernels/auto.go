@@ -51,7 +51,7 @@ type Advice struct {
 	Probe, Prep time.Duration
 	// Terms holds, by method, the counts and constants whose products
 	// sum to the predictions of advisors with a cost model.
-	Terms map[Method][]CostTerm
+	Terms MethodTerms
 	// Run, set by GramAuto, is the method it ran: Choice, or the
 	// explicit method where it can switch and the advice hedges. Switch
 	// tells that the explicit computation gave way to the implicit one
@@ -62,6 +62,27 @@ type Advice struct {
 	// few samples to rank methods predicted within hedge times of each
 	// other; GramAuto then runs the explicit method where it can switch.
 	Hedge bool
+}
+
+// MethodTerms holds the cost terms of both methods' predictions. It is a
+// struct, not a map by method, since the advice of a walk kernel's
+// smallest cells, tens of microseconds, allocates right after the
+// runner's collection, where a map's two objects cost refills of the
+// allocator's cache.
+type MethodTerms struct {
+	Explicit, Implicit []CostTerm
+}
+
+// Of returns the terms of method m, nil for a method other than Explicit
+// and Implicit.
+func (t MethodTerms) Of(m Method) []CostTerm {
+	switch m {
+	case Explicit:
+		return t.Explicit
+	case Implicit:
+		return t.Implicit
+	}
+	return nil
 }
 
 // String formats the advice on one line.
@@ -335,7 +356,7 @@ func adviceOf(expl, impl estimate, start time.Time) *Advice {
 		Explicit: Prediction{Explicit, expl.seconds, expl.why},
 		Implicit: Prediction{Implicit, impl.seconds, impl.why},
 		Probe:    time.Since(start),
-		Terms:    map[Method][]CostTerm{Explicit: expl.terms, Implicit: impl.terms},
+		Terms:    MethodTerms{Explicit: expl.terms, Implicit: impl.terms},
 	}
 }
 
@@ -1513,7 +1534,7 @@ func (p *explicitProbe) predict(m walkModel, labelWalks []float64) estimate {
 	if p.m > 1 {
 		sumP2 = pp / (mm * (mm - 1))
 	}
-	dots, scheme := dotTerms(m, n, nnz, nnz+n*(n-1)*sumP2, f, p.mergeWork)
+	dots, scheme := dotTerms(nil, m, n, nnz, nnz+n*(n-1)*sumP2, f, p.mergeWork)
 	ts = append(ts, dots...)
 	why := because("work counted on the maps of %d sample graphs (%.0f non-zeros each), %s; dot products by %s",
 		p.m, float64(p.nnz)/mm, how, scheme)
@@ -1561,9 +1582,9 @@ func scaleMerges(n, m float64, steps, turns int64, diag float64) (float64, float
 	return off*float64(steps) + diag, off * float64(turns)
 }
 
-// dotTerms prices the dot products of n vectors with nnz non-zeros in all,
-// Σ_f df_f² = df2 and ids below dim by the scheme gramFromVecs will take,
-// which it returns too; merges gives the merge joins' steps and turns, and
+// dotTerms appends to ts the price of the dot products of n vectors with
+// nnz non-zeros in all, Σ_f df_f² = df2 and ids below dim by the scheme
+// gramFromVecs will take, which it returns too; merges gives the merge joins' steps and turns, and
 // is called only where that scheme merges ids.
 //
 // Row i of the gathered scheme gathers the non-zeros of φ_j for every
@@ -1575,29 +1596,29 @@ func scaleMerges(n, m float64, steps, turns int64, diag float64) (float64, float
 // joins' steps and turns at their constants priced the gathered products
 // at 2.0× their time in the median, 0.76–3.1× for 80% of the sets;
 // gathers and pairs price them at 0.83×, 0.58–1.23×.
-func dotTerms(m walkModel, n, nnz, df2, dim float64, merges func() (steps, turns float64)) ([]CostTerm, string) {
+func dotTerms(ts []CostTerm, m walkModel, n, nnz, df2, dim float64, merges func() (steps, turns float64)) ([]CostTerm, string) {
 	products := (df2 + nnz) / 2
 	pairs := n * (n + 1) / 2
 	// The rule of gramFromVecs.
 	if mergeCheaper(n, nnz, products) {
 		if dim <= scatterMaxDim {
-			return []CostTerm{
+			return append(ts,
 				m.term(costExplicitGather, (n+1)/2*nnz, "gathered products"),
 				m.term(costExplicitGatherPair, pairs, "pairs"),
-			}, "gathered merge products"
+			), "gathered merge products"
 		}
 		steps, turns := merges()
-		return []CostTerm{
+		return append(ts,
 			m.term(costExplicitMergeStep, steps, "merge steps"),
 			m.term(costExplicitMergeTurn, turns, "turns of merge steps"),
 			m.term(costExplicitMergePair, pairs, "pairs"),
-		}, "merge joins"
+		), "merge joins"
 	}
-	return []CostTerm{
+	return append(ts,
 		m.term(costExplicitProduct, products, "posting products"),
 		m.term(costExplicitPosting, nnz, "postings"),
 		m.term(costExplicitPostingPair, pairs, "pairs"),
-	}, "posting lists"
+	), "posting lists"
 }
 
 // mergeCounts returns the steps of weightedDot's merge join of a and b and
@@ -1634,13 +1655,18 @@ func mergeCounts(a, b Vec) (steps, turns int64) {
 // non-zeros and vertex visits, when the maps intern f distinct sequences
 // in all.
 func mapTerms(m walkModel, extend string, extends, nonzeros, steps, f float64) []CostTerm {
+	return appendMapTerms(nil, m, extend, extends, nonzeros, steps, f)
+}
+
+// appendMapTerms appends mapTerms's terms to ts.
+func appendMapTerms(ts []CostTerm, m walkModel, extend string, extends, nonzeros, steps, f float64) []CostTerm {
 	lf := log2Features(f)
-	return []CostTerm{
+	return append(ts,
 		m.term(extend, extends*lf, "extensions × log2 F"),
 		m.term(costExplicitFeature, f*lf, "sequences F × log2 F"),
 		m.term(costExplicitNonzero, nonzeros*lf, "flushed non-zeros × log2 F"),
 		m.term(costExplicitStep, steps, "vertices and arcs × rounds"),
-	}
+	)
 }
 
 // workTerms prices the work w, scaled by scale.

@@ -1,6 +1,8 @@
 package kernels
 
 import (
+	"fmt"
+
 	"github.com/gkbench/gkbench/graph"
 )
 
@@ -174,7 +176,10 @@ func (c *labelCensus) implicitBound(m walkModel, n, l int) estimate {
 		m.term(costImplicitVertex, c.vertices, "product vertices"),
 		m.term(costImplicitVertexStep, float64(l)*c.vertices, "product vertices × steps"),
 	}
-	return newEstimate(ts, because("at least: the pairs and the product vertices counted on all pairs (%.0f each) without their edges, %d steps", c.vertices/pairs, l))
+	each := c.vertices / pairs
+	return newEstimate(ts, func() string {
+		return fmt.Sprintf("at least: the pairs and the product vertices counted on all pairs (%.0f each) without their edges, %d steps", each, l)
+	})
 }
 
 // workBound is an upper bound of the explicit method's work: the counts
@@ -197,7 +202,12 @@ type workBound struct {
 func boundWork(k *Walk, gs []*graph.Graph, c *labelCensus) workBound {
 	l, walks := k.Length, c.walks
 	w := workBound{features: sum(walks[:l+1])}
-	s := make([]float64, l+1)
+	var buf [16]float64
+	s := buf[:0]
+	if l+1 > len(buf) {
+		s = make([]float64, 0, l+1)
+	}
+	s = s[:l+1]
 	for j, g := range gs {
 		deg := c.degree[j]
 		nv, arcs := float64(g.N()), float64(len(g.Adj))
@@ -240,8 +250,14 @@ func explicitBound(k *Walk, gs []*graph.Graph, m walkModel, c *labelCensus) (est
 	}
 	w := boundWork(k, gs, c)
 	n := float64(len(gs))
-	ts := mapTerms(m, costExplicitExtend, w.extends, w.nonzeros, w.steps, w.features)
-	dots, _ := dotTerms(m, n, w.nnz, n*w.nnz, w.features, nil)
-	ts = append(ts, dots...)
-	return newEstimate(ts, because("at most: bounded by the %.0f label sequences the labels allow and the graphs' degrees, without a map (%.0f non-zeros a graph at most)", F, w.nnz/n)), true
+	// One slice for the terms, and reasons that format their numbers
+	// themselves, here and in implicitBound: the advice of the smallest
+	// cells allocates right after the runner's collection, where each
+	// new size of object costs a refill of the allocator's cache.
+	ts := appendMapTerms(make([]CostTerm, 0, 7), m, costExplicitExtend, w.extends, w.nonzeros, w.steps, w.features)
+	ts, _ = dotTerms(ts, m, n, w.nnz, n*w.nnz, w.features, nil)
+	nnz := w.nnz / n
+	return newEstimate(ts, func() string {
+		return fmt.Sprintf("at most: bounded by the %.0f label sequences the labels allow and the graphs' degrees, without a map (%.0f non-zeros a graph at most)", F, nnz)
+	}), true
 }

@@ -224,7 +224,7 @@ func (v *vecStats) dotTerms(model walkModel, m, n int) []CostTerm {
 	if m > 1 {
 		shared *= fn * (fn - 1) / (fm * (fm - 1))
 	}
-	ts, _ := dotTerms(model, fn, nnz, 2*shared+nnz, v.features*fn/fm, func() (float64, float64) {
+	ts, _ := dotTerms(nil, model, fn, nnz, 2*shared+nnz, v.features*fn/fm, func() (float64, float64) {
 		steps := (fn + 1) * nnz
 		return steps, steps
 	})
@@ -400,7 +400,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 		// Prep stays zero: the probes prepare their samples as part of
 		// their Gram matrices, and Probe counts it.
 		Probe: time.Since(start),
-		Terms: map[Method][]CostTerm{Explicit: expl.terms(w, smp, all, m, n, model), Implicit: implTerms},
+		Terms: MethodTerms{Explicit: expl.terms(w, smp, all, m, n, model), Implicit: implTerms},
 	}
 	a.Choice = Explicit
 	// A stopped explicit probe decides by itself: its lower bound is

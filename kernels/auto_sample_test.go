@@ -499,7 +499,7 @@ func TestVecStatsDotTerms(t *testing.T) {
 		all := stats(tt.vecs)
 		// The sample's terms against those of dotTerms on the counts of
 		// all vectors: Σ_f df_f² = 2·products − nnz.
-		want, _ := dotTerms(model, float64(n), all.nnz, 2*all.products-all.nnz, all.features, func() (float64, float64) {
+		want, _ := dotTerms(nil, model, float64(n), all.nnz, 2*all.products-all.nnz, all.features, func() (float64, float64) {
 			t.Fatalf("%s: merge joins asked for", tt.name)
 			return 0, 0
 		})

@@ -109,7 +109,7 @@ func (c giCounts) explicitTerms(m costModel, dm walkModel, h, p int) []CostTerm 
 		m.term(costGIBin, c.vertices*float64(p*max(c.dim, 1)), "vertices × iterations × attributes"),
 		m.term(costGIKey, keys, "keys"),
 	}
-	dots, _ := dotTerms(dm, n, keys, n*keys, keys, func() (float64, float64) {
+	dots, _ := dotTerms(nil, dm, n, keys, n*keys, keys, func() (float64, float64) {
 		steps := (n + 1) * keys
 		return steps, steps
 	})

@@ -307,6 +307,6 @@ func (k *Walk) gramSwitching(ctx context.Context, gs []*graph.Graph, a *Advice, 
 // dotSeconds prices the dot products of n graph vectors with counts c by
 // the scheme gramFromVecs takes, on one thread.
 func (m walkModel) dotSeconds(n float64, c dotCounts) float64 {
-	ts, _ := dotTerms(m, n, c.nnz, c.df2, c.dim, func() (float64, float64) { return c.steps, c.turns })
+	ts, _ := dotTerms(nil, m, n, c.nnz, c.df2, c.dim, func() (float64, float64) { return c.steps, c.turns })
 	return sumTerms(ts)
 }

@@ -235,10 +235,10 @@ func TestCSMAdvise(t *testing.T) {
 		if m == Implicit {
 			p = a.Implicit
 		}
-		if got := sumTerms(a.Terms[m]); math.Abs(got-p.Seconds) > 1e-9*p.Seconds {
+		if got := sumTerms(a.Terms.Of(m)); math.Abs(got-p.Seconds) > 1e-9*p.Seconds {
 			t.Errorf("%s: terms sum to %v, prediction %v", m, got, p.Seconds)
 		}
-		for _, term := range a.Terms[m] {
+		for _, term := range a.Terms.Of(m) {
 			if _, ok := defaults[term.Name]; !ok {
 				t.Errorf("%s: term %q has no default", m, term.Name)
 			}

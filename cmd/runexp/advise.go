@@ -45,7 +45,7 @@ func cmdAdvise(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(stdout, "constants: %s\n", source)
 	for _, p := range []kernels.Prediction{a.Explicit, a.Implicit} {
 		fmt.Fprintf(stdout, "%-8s  %10.4g s  %s\n", p.Method, p.Seconds, p.Why())
-		fmt.Fprint(stdout, kernels.FormatTerms(a.Terms[p.Method], "    "))
+		fmt.Fprint(stdout, kernels.FormatTerms(a.Terms.Of(p.Method), "    "))
 	}
 	fmt.Fprintf(stdout, "faster: %s (probes took %.3g s)\n", a.Choice, a.Probe.Seconds())
 	switch first := a.First(k); {
