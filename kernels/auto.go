@@ -330,9 +330,9 @@ func newEstimate(ts []CostTerm, why reason) estimate {
 // reason is the reason for a prediction, formatted only when it is asked
 // for. The advice is part of the automatic method's timed run, and the
 // runner never prints the reasons: formatted as the probes went, they
-// took about a fifth of the 45–50 µs advice on 200 graphs of p_V 0 at
-// length 3 whose caches the implicit run before had emptied, a run of
-// 0.6 ms whose probes may take 5% of it.
+// took 18–20 µs of the 47–50 µs advice on 200 graphs of p_V 0 at length 3
+// after a pass through 32 MiB (as the implicit run before leaves the
+// caches), a run of 0.6 ms whose probes may take 5% of it.
 type reason func() string
 
 // String formats the reason; a reason among the arguments of because is
