@@ -233,8 +233,21 @@ func (c *glWorker) vector(i int, g *graph.Graph) Vec {
 // the ids of the sequential map (see mapFirstMet), so that the vectors are
 // the same for any number of threads.
 func glParallelVectors(ctx context.Context, gs []*graph.Graph, threads int) ([]Vec, []int, error) {
+	vecs, aut, _, err := glParallelMap(ctx, gs, threads, false)
+	return vecs, aut, err
+}
+
+// glParallelMap maps gs on up to threads goroutines, as glParallelVectors
+// does, and returns the vectors with the automorphisms of each pattern id.
+// Where anyOrder is set and the dot products of the counts are exact in
+// any order (see glCountsExact), the ids are not the sequential map's and
+// the vectors are unsorted, which it reports by sorted = false (see
+// renumberAnyOrder): the Gram matrix is then the same to the bit, and
+// costs less to number.
+func glParallelMap(ctx context.Context, gs []*graph.Graph, threads int, anyOrder bool) (vecs []Vec, aut []int, sorted bool, err error) {
+	threads = max(1, min(threads, len(gs)))
 	workers := make([]glWorker, threads)
-	vecs, global, dim, err := mapFirstMet(ctx, len(gs), threads, func(w, i int) (Vec, error) {
+	vecs, mapped, err := mapWorkers(ctx, len(gs), threads, func(w, i int) (Vec, error) {
 		// Each worker checks the labels of its graphs, while they are
 		// in its cache: the check of all graphs up front took 8% of the
 		// map of U251, on one thread.
@@ -242,23 +255,60 @@ func glParallelVectors(ctx context.Context, gs []*graph.Graph, threads int) ([]V
 			return Vec{}, err
 		}
 		return workers[w].vector(i, gs[i]), nil
-	}, func(w int) ([]key128, []uint64) {
-		return workers[w].ids.keys, workers[w].first
 	})
 	if err != nil {
 		// The first graph with a bad label, as the sequential map reports.
 		if lerr := checkGLLabels(gs); lerr != nil {
-			return nil, nil, lerr
+			return nil, nil, false, lerr
 		}
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	aut := make([]int, dim)
+	if anyOrder && glCountsExact(vecs) {
+		keys := make([][]key128, threads)
+		for w := range workers {
+			keys[w] = workers[w].ids.keys
+		}
+		numbered, global := renumberAnyOrder(vecs, mapped, keys)
+		aut = make([]int, len(numbered))
+		copy(aut, workers[0].aut)
+		for w := 1; w < threads; w++ {
+			for id, a := range workers[w].aut {
+				aut[global[w][id]] = a
+			}
+		}
+		return vecs, aut, false, nil
+	}
+	global, dim, err := renumberFirstMet(ctx, vecs, mapped, func(w int) ([]key128, []uint64) {
+		return workers[w].ids.keys, workers[w].first
+	})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	aut = make([]int, dim)
 	for w := range global {
 		for id, a := range workers[w].aut {
 			aut[global[w][id]] = a
 		}
 	}
-	return vecs, aut, nil
+	return vecs, aut, true, nil
+}
+
+// glCountsExact reports whether every dot product of the count vectors
+// vecs, each pattern weighted by its automorphisms (at most 6 for three
+// vertices) or not, is exact in floating point in any order of its
+// products: the counts are integers, so where the largest sum of a
+// vector's counts, squared, times 6, is below 2^53, every product and
+// every partial sum is an integer below 2^53.
+func glCountsExact(vecs []Vec) bool {
+	var top float64
+	for _, v := range vecs {
+		var s float64
+		for _, x := range v.Vals[:len(v.IDs)] {
+			s += x
+		}
+		top = max(top, s)
+	}
+	return 6*top*top < 1<<53
 }
 
 // Gram implements Kernel.
@@ -283,7 +333,19 @@ func graphletGram(ctx context.Context, gs []*graph.Graph, byAut bool, threads in
 	rep := &Report{Method: Explicit}
 	t := time.Now()
 	ahead := newGramAhead(ctx, len(gs), threads)
-	vecs, aut, err := (&Graphlet{Threads: threads}).FeatureVectors(ctx, gs)
+	var (
+		vecs   []Vec
+		aut    []int
+		sorted = true
+		err    error
+	)
+	if threads > 1 && len(gs) > 1 {
+		// Numbered in any order where that leaves the matrix the same
+		// (see glParallelMap).
+		vecs, aut, sorted, err = glParallelMap(ctx, gs, threads, true)
+	} else {
+		vecs, aut, err = (&Graphlet{Threads: threads}).FeatureVectors(ctx, gs)
+	}
 	if err != nil {
 		return nil, rep, err
 	}
@@ -298,9 +360,25 @@ func graphletGram(ctx context.Context, gs []*graph.Graph, byAut bool, threads in
 	noteVecs(rep, vecs)
 	rep.Features = int64(len(aut))
 	t = time.Now()
-	K, err := gramFromVecsInto(ctx, ahead.matrix(), vecs, w, threads, rep, nil)
+	var K *mat.SymDense
+	if sorted {
+		K, err = gramFromVecsInto(ctx, ahead.matrix(), vecs, w, threads, rep, nil)
+	} else {
+		// idBound, and so featureStats, read sorted vectors.
+		df := make([]int32, len(aut))
+		for _, v := range vecs {
+			for _, id := range v.IDs {
+				df[id]++
+			}
+		}
+		K = ahead.matrix()
+		rep.FeatureProducts, err = gramFromStats(ctx, K, vecs, w, int(rep.FeatureNNZ), df, threads, 0, false, nil)
+	}
 	rep.TDot = time.Since(t)
-	return K, rep, err
+	if err != nil {
+		return nil, rep, err
+	}
+	return K, rep, nil
 }
 
 // SubgraphMatching is the connected subgraph matching kernel of Kriege and

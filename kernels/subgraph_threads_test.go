@@ -152,3 +152,30 @@ func TestSubgraphThreadsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestGLCountsExact checks the bound under which glParallelMap numbers
+// the patterns in any order: 6·s² < 2^53 for the largest sum s of a
+// vector's counts, so s up to 38,745,320 (6·s² = 9,007,198,931,414,400,
+// below 2^53 = 9,007,199,254,740,992) and not from 38,745,321 on.
+func TestGLCountsExact(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		vals [][]float64
+		want bool
+	}{
+		{"none", nil, true},
+		{"MUTAG-sized", [][]float64{{3, 12, 40}, {7}}, true},
+		{"at the bound", [][]float64{{1}, {38745320}}, true},
+		{"at the bound, split", [][]float64{{38745000, 320}}, true},
+		{"past the bound", [][]float64{{38745321}}, false},
+		{"past the bound, split", [][]float64{{1}, {38745000, 321}}, false},
+	} {
+		vecs := make([]Vec, len(tt.vals))
+		for i, vals := range tt.vals {
+			vecs[i] = Vec{IDs: make([]uint32, len(vals)), Vals: vals}
+		}
+		if got := glCountsExact(vecs); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
