@@ -417,6 +417,12 @@ func featureStatsInto(vecs []Vec, buf []int32) (nnz int, df []int32) {
 	} else {
 		df = make([]int32, top)
 	}
+	return countFeatures(vecs, df)
+}
+
+// countFeatures adds to df[f] the vectors of vecs holding feature f, ids
+// in any order and below len(df), and returns their non-zeros and df.
+func countFeatures(vecs []Vec, df []int32) (nnz int, _ []int32) {
 	for _, v := range vecs {
 		nnz += v.Len()
 		for _, id := range v.IDs {

@@ -263,34 +263,37 @@ func glParallelMap(ctx context.Context, gs []*graph.Graph, threads int, anyOrder
 		}
 		return nil, nil, false, err
 	}
-	if anyOrder && glCountsExact(vecs) {
+	var (
+		global [][]uint32 // by worker, its ids' numbers; nil where they are their own
+		dim    int
+	)
+	sorted = !anyOrder || !glCountsExact(vecs)
+	if sorted {
+		global, dim, err = renumberFirstMet(ctx, vecs, mapped, func(w int) ([]key128, []uint64) {
+			return workers[w].ids.keys, workers[w].first
+		})
+		if err != nil {
+			return nil, nil, false, err
+		}
+	} else {
 		keys := make([][]key128, threads)
 		for w := range workers {
 			keys[w] = workers[w].ids.keys
 		}
-		numbered, global := renumberAnyOrder(vecs, mapped, keys)
-		aut = make([]int, len(numbered))
-		copy(aut, workers[0].aut)
-		for w := 1; w < threads; w++ {
-			for id, a := range workers[w].aut {
-				aut[global[w][id]] = a
-			}
-		}
-		return vecs, aut, false, nil
-	}
-	global, dim, err := renumberFirstMet(ctx, vecs, mapped, func(w int) ([]key128, []uint64) {
-		return workers[w].ids.keys, workers[w].first
-	})
-	if err != nil {
-		return nil, nil, false, err
+		var numbered []key128
+		numbered, global = renumberAnyOrder(vecs, mapped, keys)
+		dim = len(numbered)
 	}
 	aut = make([]int, dim)
-	for w := range global {
+	for w := range workers {
 		for id, a := range workers[w].aut {
-			aut[global[w][id]] = a
+			if global[w] != nil {
+				id = int(global[w][id])
+			}
+			aut[id] = a
 		}
 	}
-	return vecs, aut, true, nil
+	return vecs, aut, sorted, nil
 }
 
 // glCountsExact reports whether every dot product of the count vectors
@@ -365,14 +368,9 @@ func graphletGram(ctx context.Context, gs []*graph.Graph, byAut bool, threads in
 		K, err = gramFromVecsInto(ctx, ahead.matrix(), vecs, w, threads, rep, nil)
 	} else {
 		// idBound, and so featureStats, read sorted vectors.
-		df := make([]int32, len(aut))
-		for _, v := range vecs {
-			for _, id := range v.IDs {
-				df[id]++
-			}
-		}
+		nnz, df := countFeatures(vecs, make([]int32, len(aut)))
 		K = ahead.matrix()
-		rep.FeatureProducts, err = gramFromStats(ctx, K, vecs, w, int(rep.FeatureNNZ), df, threads, 0, false, nil)
+		rep.FeatureProducts, err = gramFromStats(ctx, K, vecs, w, nnz, df, threads, 0, false, nil)
 	}
 	rep.TDot = time.Since(t)
 	if err != nil {
