@@ -118,7 +118,7 @@ func TestSPThreadsFeatureIDs(t *testing.T) {
 					t.Fatal(err)
 				}
 				for i := range want {
-					if !slices.Equal(got[i].IDs, want[i].IDs) || !slices.Equal(got[i].Vals, want[i].Vals) {
+					if !sameVec(got[i], want[i]) {
 						t.Fatalf("%d threads: graph %d has vector %v %v, want %v %v", threads, i, got[i].IDs, got[i].Vals, want[i].IDs, want[i].Vals)
 					}
 				}
@@ -157,7 +157,7 @@ func TestSPThreadsWideLabels(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range want {
-			if !slices.Equal(got[i].IDs, want[i].IDs) || !slices.Equal(got[i].Vals, want[i].Vals) || len(want[i].IDs) == 0 {
+			if !sameVec(got[i], want[i]) || len(want[i].IDs) == 0 {
 				t.Fatalf("%T: graph %d has vector %v %v, want %v %v, not empty", k.Vertex, i, got[i].IDs, got[i].Vals, want[i].IDs, want[i].Vals)
 			}
 		}

@@ -631,7 +631,7 @@ func TestMapFirstMet(t *testing.T) {
 				t.Errorf("threads=%d: %d keys, want %d", threads, dim, seq.len())
 			}
 			for i := range want {
-				if !slices.Equal(got[i].IDs, want[i].IDs) || !slices.Equal(got[i].Vals, want[i].Vals) {
+				if !sameVec(got[i], want[i]) {
 					t.Fatalf("threads=%d: item %d: %v, want %v", threads, i, got[i], want[i])
 				}
 			}
@@ -668,4 +668,11 @@ func TestEqualAt(t *testing.T) {
 	if n != 1 {
 		t.Errorf("went on after a break: %d matches", n)
 	}
+}
+
+// sameVec reports whether a and b hold the same ids and values, in the
+// same order, to the bit: the parallel maps' vectors against the
+// sequential map's.
+func sameVec(a, b Vec) bool {
+	return slices.Equal(a.IDs, b.IDs) && slices.Equal(a.Vals, b.Vals)
 }

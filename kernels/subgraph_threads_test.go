@@ -95,7 +95,7 @@ func TestGraphletThreadsFeatureVectors(t *testing.T) {
 					t.Fatalf("threads=%d: automorphisms %v, one thread %v", th, aut, waut)
 				}
 				for i := range want {
-					if !slices.Equal(got[i].IDs, want[i].IDs) || !slices.Equal(got[i].Vals, want[i].Vals) {
+					if !sameVec(got[i], want[i]) {
 						t.Fatalf("threads=%d: graph %d: %v, one thread %v", th, i, got[i], want[i])
 					}
 				}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
-	"slices"
 	"sync"
 	"testing"
 
@@ -231,7 +230,7 @@ func TestGHStreamSameVectors(t *testing.T) {
 				t.Errorf("%s, %d threads: %d features, want %d", tc.name, threads, gotDim, wantDim)
 			}
 			for i := range want {
-				if !slices.Equal(got[i].IDs, want[i].IDs) || !slices.Equal(got[i].Vals, want[i].Vals) {
+				if !sameVec(got[i], want[i]) {
 					t.Errorf("%s, %d threads: graph %d's vector differs", tc.name, threads, i)
 					break
 				}
@@ -291,7 +290,7 @@ func TestGIColumnsSameVectors(t *testing.T) {
 				t.Errorf("%s, %s: %d features, want %d", tc.name, name, gotDim, wantDim)
 			}
 			for i := range want {
-				if !slices.Equal(got[i].IDs, want[i].IDs) || !slices.Equal(got[i].Vals, want[i].Vals) {
+				if !sameVec(got[i], want[i]) {
 					t.Errorf("%s, %s: graph %d's vector differs", tc.name, name, i)
 					return
 				}
