@@ -176,10 +176,11 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 	const (
 		// A pair's key and value while its graph's vector is built and
 		// its id (20 bytes), with up to a quarter more for the rounding
-		// of allocation sizes; its rank (8, see rankPairs); and
-		// gramFromVecs's posting lists, 12 bytes a non-zero, and their
-		// index, 4 bytes a feature.
-		perPair = 25 + 8 + 16
+		// of allocation sizes; its rank (16, a key and its place sorted
+		// through a buffer, see rankBySort); and gramFromVecs's posting
+		// lists, 12 bytes a non-zero, and their index, 4 bytes a
+		// feature.
+		perPair = 25 + 16 + 16
 		// A bin's key and slot in the interner and its sum in the dense
 		// accumulator. The three grow by doubling, to at most 4, 4 and 2
 		// entries a bin, so that what they allocate in all is at most
