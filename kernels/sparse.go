@@ -151,6 +151,66 @@ func radixSort[K uint32 | uint64](keys, buf []K, lo, width, digit int, counts []
 	return keys, buf
 }
 
+// radixSortOn sorts keys by their bits from lo to lo+width, as radixSort
+// does, in passes of at most 11 bits, on up to threads goroutines, and
+// returns them, in keys's array or in one of its size. Each pass counts
+// the digits of a part of the keys a thread, and each thread places its
+// part's keys after those of the same digit in the parts before, so that
+// the sort is stable, and the same for any number of threads.
+func radixSortOn(ctx context.Context, keys []uint64, lo, width, threads int) ([]uint64, error) {
+	passes := (width + 10) / 11
+	if passes == 0 {
+		return keys, nil
+	}
+	digit := (width + passes - 1) / passes
+	parts := max(1, min(threads, len(keys)))
+	if parts == 1 {
+		var counts [1 << 11]int32
+		keys, _ = radixSort(keys, nil, lo, width, digit, counts[:])
+		return keys, nil
+	}
+	buf := make([]uint64, len(keys))
+	counts := make([][]int32, parts)
+	for c := range counts {
+		counts[c] = make([]int32, 1<<digit)
+	}
+	cut := func(c int) int { return c * len(keys) / parts }
+	mask := uint64(1)<<digit - 1
+	for shift := lo; shift < lo+width; shift += digit {
+		if err := forRows(ctx, parts, threads, func(_, c int) error {
+			n := counts[c]
+			clear(n)
+			for _, k := range keys[cut(c):cut(c+1)] {
+				n[k>>shift&mask]++
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		var sum int32
+		for d := range 1 << digit {
+			for c := range parts {
+				n := counts[c][d]
+				counts[c][d] = sum
+				sum += n
+			}
+		}
+		if err := forRows(ctx, parts, threads, func(_, c int) error {
+			at := counts[c]
+			for _, k := range keys[cut(c):cut(c+1)] {
+				d := k >> shift & mask
+				buf[at[d]] = k
+				at[d]++
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		keys, buf = buf, keys
+	}
+	return keys, nil
+}
+
 // sortByHigh sorts keys, whose high halves are at most top and whose low
 // halves ascend, and returns them with a buffer for the next call, either
 // of which may be buf. Since the low halves ascend, a stable sort by the

@@ -360,6 +360,44 @@ func TestSortByHigh(t *testing.T) {
 	}
 }
 
+// TestRadixSortOn checks radixSortOn against a stable sort by comparison
+// of the same bits, on one to three threads: keys whose bits outside the
+// sorted ones are their places, so that a sort that is not stable, or
+// sorts other bits, fails; widths of one to four passes, at several
+// offsets, and a width of 0, which leaves the keys as they are.
+func TestRadixSortOn(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{0, 1, 2, 1000, 40000} {
+		for _, tt := range []struct{ lo, width int }{{0, 0}, {20, 1}, {20, 11}, {20, 26}, {16, 40}, {0, 44}} {
+			keys := make([]uint64, n)
+			for e := range keys {
+				// Few distinct values of the sorted bits, so that
+				// many keys tie.
+				v := r.Uint64N(max(1, min(uint64(n/4), 1<<tt.width)))
+				if tt.width < 64 {
+					v &= 1<<tt.width - 1
+				}
+				keys[e] = v<<tt.lo | uint64(e)&(1<<tt.lo-1)
+				if tt.lo == 0 {
+					keys[e] = v
+				}
+			}
+			bitsOf := func(k uint64) uint64 { return k >> tt.lo & (1<<tt.width - 1) }
+			want := slices.Clone(keys)
+			slices.SortStableFunc(want, func(a, b uint64) int { return cmp.Compare(bitsOf(a), bitsOf(b)) })
+			for threads := 1; threads <= 3; threads++ {
+				got, err := radixSortOn(context.Background(), slices.Clone(keys), tt.lo, tt.width, threads)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("n %d, bits %d to %d, %d threads: not sorted stably", n, tt.lo, tt.lo+tt.width, threads)
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkSortByHigh compares the sort of GI's groups on MUTAG's graphs
 // (h = 3, 10–29 vertices: 4 keys a vertex, their high halves below 2^14)
 // by sortByHigh and by comparison.
