@@ -221,6 +221,8 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 		out.interrupted = true
 		return out
 	}
+	// Nor do they retire at the run's sequential steps (see kernels.Hold).
+	defer kernels.Hold(ctx)()
 	// The clock starts before the deadline is set, so that a run stopped
 	// by its time limit never records a wall time below the limit.
 	start := time.Now()

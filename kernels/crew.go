@@ -45,6 +45,9 @@ type Crew struct {
 	// which a slot may count on as it counts on a spinning helper.
 	brief   int
 	started int // helpers started, for the tests
+	// holds counts the Holds in force: while there are any, no helper
+	// retires.
+	holds int
 }
 
 // DefaultLinger is how long a Crew's helper spins for more work: longer
@@ -244,12 +247,12 @@ func (c *Crew) take() *stretch {
 }
 
 // retire ends a helper that found no slot within linger, unless the open
-// slots count on it.
+// slots count on it or a Hold keeps it.
 func (c *Crew) retire() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.spinning+c.brief <= c.open {
-		return false // a slot counts on this helper
+	if c.spinning+c.brief <= c.open || c.holds > 0 {
+		return false // a slot counts on this helper, or a Hold keeps it
 	}
 	c.spinning--
 	return true
@@ -322,6 +325,35 @@ func Warm(ctx context.Context, threads int) error {
 		}
 		return w.together()
 	})
+}
+
+// Hold keeps the helpers of ctx's Crew, if it has one, from retiring until
+// release is called, however long they find no work: for one computation
+// on several threads, whose sequential steps between its parallel stretches
+// may outlast the linger. A helper that retires there lets its core halt,
+// and the next stretch waits for the host to wake it, or runs on one thread
+// where the host is slow: GI's dot products with the hat kernel on PROTEINS
+// (P = 1), after their posting lists were built on one thread, ran so in
+// 5–11 of 20 runs (runexp, two threads), and in none of 80 with a linger
+// that outlasted the build. The runner holds the crew for each timed run,
+// after Warm; between runs the linger stands. release may be called more
+// than once.
+func Hold(ctx context.Context) (release func()) {
+	c := crewFrom(ctx)
+	if c == nil {
+		return func() {}
+	}
+	c.mu.Lock()
+	c.holds++
+	c.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			c.holds--
+			c.mu.Unlock()
+		})
+	}
 }
 
 // warmSpins is how many times a worker of Warm checks for the others

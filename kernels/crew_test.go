@@ -25,9 +25,7 @@ func TestCrewReuse(t *testing.T) {
 	if r := rows.Load(); r != 150 {
 		t.Errorf("%d rows visited, want 150", r)
 	}
-	c.mu.Lock()
-	started := c.started
-	c.mu.Unlock()
+	started, _ := helpers(c)
 	// The first stretch starts the one helper of two threads; it then
 	// spins for 200 ms, longer than the test takes to the next.
 	if started != 1 {
@@ -59,6 +57,58 @@ func TestCrewReuse(t *testing.T) {
 		t.Errorf("short crew left spinning %d, open %d, queue %d", short.spinning, short.open, len(short.queue))
 	}
 	short.mu.Unlock()
+}
+
+// helpers returns the helpers c started and those spinning, read under its
+// lock.
+func helpers(c *Crew) (started, spinning int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.started, c.spinning
+}
+
+// TestHold checks that a held crew's helper outlasts its linger, so that
+// the next stretch finds it and starts none, and that it retires once the
+// hold is released (twice, which counts once), and that Hold without a
+// crew does nothing.
+func TestHold(t *testing.T) {
+	c := NewCrew(time.Millisecond)
+	ctx := WithCrew(context.Background(), c)
+	count := func(int, int) error { return nil }
+	release := Hold(ctx)
+	if err := forRows(ctx, 50, 2, count); err != nil {
+		t.Fatal(err)
+	}
+	// Twenty lingers idle: an unheld helper would have retired.
+	time.Sleep(20 * time.Millisecond)
+	if _, spinning := helpers(c); spinning != 1 {
+		t.Errorf("held: %d helpers spinning after 20 lingers, want 1", spinning)
+	}
+	if err := forRows(ctx, 50, 2, count); err != nil {
+		t.Fatal(err)
+	}
+	if started, _ := helpers(c); started != 1 {
+		t.Errorf("held: %d helpers started for two stretches, want 1", started)
+	}
+	release()
+	release()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c.mu.Lock()
+		spinning, holds := c.spinning, c.holds
+		c.mu.Unlock()
+		if holds != 0 {
+			t.Fatalf("%d holds after release, want 0", holds)
+		}
+		if spinning == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("released: %d helpers still spinning after 5 s", spinning)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	Hold(context.Background())() // no crew: nothing to hold
 }
 
 // TestCrewTaskWhileWaiting runs a stretch whose rows wait for a task that
@@ -165,10 +215,7 @@ func TestCrewKeepsNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}()
-	c.mu.Lock()
-	started := c.started
-	c.mu.Unlock()
-	if started != 1 {
+	if started, _ := helpers(c); started != 1 {
 		t.Fatalf("%d helpers started, want 1: the second stretch did not go to the spinning helper", started)
 	}
 	for range 10 {
@@ -193,10 +240,7 @@ func TestWarm(t *testing.T) {
 		if err := Warm(ctx, threads); err != nil {
 			t.Fatal(err)
 		}
-		c.mu.Lock()
-		started, spinning := c.started, c.spinning
-		c.mu.Unlock()
-		if started != threads-1 || spinning != threads-1 {
+		if started, spinning := helpers(c); started != threads-1 || spinning != threads-1 {
 			t.Errorf("%d threads: %d helpers started, %d spinning, want %d", threads, started, spinning, threads-1)
 		}
 		if err := forRows(ctx, 50, threads, func(int, int) error { return nil }); err != nil {
@@ -266,10 +310,7 @@ func TestCrewBriefTask(t *testing.T) {
 			if r := rows.Load(); r != 50 {
 				t.Errorf("%d rows visited, want 50", r)
 			}
-			c.mu.Lock()
-			started := c.started
-			c.mu.Unlock()
-			if started != tt.wantStarted {
+			if started, _ := helpers(c); started != tt.wantStarted {
 				t.Errorf("%d helpers started, want %d", started, tt.wantStarted)
 			}
 			// The task's helper counts as spinning again once it is back.
