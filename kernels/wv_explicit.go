@@ -551,15 +551,7 @@ func (s *wvScratch) sumColumns(cf columnFeatures, g int, f *wvVertexFeatures) {
 func rankPairs(ctx context.Context, keys [][]uint64, vecs []Vec, dimW, dimV uint64, rewrite func([]uint64), nnz, threads int) (int, error) {
 	space := dimW * dimV
 	if space > 32*uint64(nnz)+1<<16 {
-		if rewrite != nil {
-			if err := forRows(ctx, len(keys), threads, func(_, i int) error {
-				rewrite(keys[i])
-				return nil
-			}); err != nil {
-				return 0, err
-			}
-		}
-		dim, err := rankBySort(ctx, keys, flatIDs(keys, vecs, nnz), dimW, dimV, threads)
+		dim, err := rankBySort(ctx, keys, flatIDs(keys, vecs, nnz), dimW, dimV, rewrite, threads)
 		clear(keys)
 		return dim, err
 	}
@@ -624,7 +616,8 @@ func flatIDs(keys [][]uint64, vecs []Vec, nnz int) []uint32 {
 
 // rankBySort sets ids to the ranks of the keys of keys, taken in order,
 // among their distinct keys, pairs wid<<32 | vid with wid < dimW and vid <
-// dimV, and returns the number of distinct keys. It sorts the keys, each
+// dimV once rewrite, if not nil, has rewritten them as it packs them, and
+// returns the number of distinct keys. It sorts the keys, each
 // packed into as few bits as the pairs' ranges need with its place in ids
 // below them, by radix, and hands out the ranks in one pass over the
 // sorted keys: GI's 445k pairs on Synthie (hat kernel, P = 4, h = 3), 26
@@ -638,7 +631,7 @@ func flatIDs(keys [][]uint64, vecs []Vec, nnz int) []uint32 {
 // 92k, and 12–13 ms for the 1.8M at P = 16, against 21–22 on one. Where
 // the packed keys and places do not fit in 64 bits, they are sorted by
 // comparison, on one thread.
-func rankBySort(ctx context.Context, keys [][]uint64, ids []uint32, dimW, dimV uint64, threads int) (int, error) {
+func rankBySort(ctx context.Context, keys [][]uint64, ids []uint32, dimW, dimV uint64, rewrite func([]uint64), threads int) (int, error) {
 	b := bits.Len64(max(dimV, 1) - 1)
 	width := b + bits.Len64(max(dimW, 1)-1)
 	ob := bits.Len(uint(len(ids)))
@@ -649,6 +642,9 @@ func rankBySort(ctx context.Context, keys [][]uint64, ids []uint32, dimW, dimV u
 		}
 		ps := make([]placed, 0, len(ids))
 		for _, ks := range keys {
+			if rewrite != nil {
+				rewrite(ks)
+			}
 			for _, k := range ks {
 				ps = append(ps, placed{k, uint32(len(ps))})
 			}
@@ -672,6 +668,9 @@ func rankBySort(ctx context.Context, keys [][]uint64, ids []uint32, dimW, dimV u
 		starts[i+1] = starts[i] + len(ks)
 	}
 	if err := forRows(ctx, len(keys), threads, func(_, i int) error {
+		if rewrite != nil {
+			rewrite(keys[i])
+		}
 		for t, k := range keys[i] {
 			p := starts[i] + t
 			all[p] = (k>>32<<b|k&(1<<32-1))<<ob | uint64(p)
