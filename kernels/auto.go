@@ -1534,8 +1534,7 @@ func (p *explicitProbe) predict(m walkModel, labelWalks []float64) estimate {
 	if p.m > 1 {
 		sumP2 = pp / (mm * (mm - 1))
 	}
-	dots, scheme := dotTerms(nil, m, n, nnz, nnz+n*(n-1)*sumP2, f, p.mergeWork)
-	ts = append(ts, dots...)
+	ts, scheme := dotTerms(ts, m, n, nnz, nnz+n*(n-1)*sumP2, f, p.mergeWork)
 	why := because("work counted on the maps of %d sample graphs (%.0f non-zeros each), %s; dot products by %s",
 		p.m, float64(p.nnz)/mm, how, scheme)
 	return newEstimate(ts, why)

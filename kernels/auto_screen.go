@@ -109,11 +109,11 @@ func (c giCounts) explicitTerms(m costModel, dm walkModel, h, p int) []CostTerm 
 		m.term(costGIBin, c.vertices*float64(p*max(c.dim, 1)), "vertices × iterations × attributes"),
 		m.term(costGIKey, keys, "keys"),
 	}
-	dots, _ := dotTerms(nil, dm, n, keys, n*keys, keys, func() (float64, float64) {
+	ts, _ = dotTerms(ts, dm, n, keys, n*keys, keys, func() (float64, float64) {
 		steps := (n + 1) * keys
 		return steps, steps
 	})
-	return append(ts, dots...)
+	return ts
 }
 
 // keys returns the keys of the explicit maps with h refinement rounds and
@@ -147,11 +147,11 @@ func (k *GraphInvariant) screen(gs []*graph.Graph, costs Costs) (expl, impl esti
 	m := costModel{costs, giDefaults}
 	expl = newEstimate(c.explicitTerms(m, newWalkModel(costs), k.H, p),
 		because("from counts without a sample: %.0f keys, the dot products as if each were a non-zero in every graph", c.keys(k.H, p)))
-	why := because("at least, from counts without a sample: %.0f vertex pairs", c.vertexPairs)
+	attr := ""
 	if hat {
-		why = because("at least, from counts without a sample: %.0f vertex pairs, the attribute kernel priced on one attribute", c.vertexPairs)
+		attr = ", the attribute kernel priced on one attribute"
 	}
-	impl = newEstimate(c.implicitTerms(m, k.H, hat), why)
+	impl = newEstimate(c.implicitTerms(m, k.H, hat), because("at least, from counts without a sample: %.0f vertex pairs%s", c.vertexPairs, attr))
 	return expl, impl, true
 }
 
