@@ -39,7 +39,8 @@ func randomVecs(r *rand.Rand, n, dim int, p float64) []Vec {
 // number of threads and any budget: down to one posting, which puts every
 // graph in a block of its own, and up to all vectors in one block. The
 // large vectors hold more postings than parallelBuildMin, so that their
-// larger blocks are built in parallel on more than one thread.
+// larger blocks are built in parallel on more than one thread. Each budget
+// runs with and without the features counted ahead.
 func TestGramSchemesAgree(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -97,6 +98,16 @@ func TestGramSchemesAgree(t *testing.T) {
 							t.Fatal(err)
 						}
 						requireEqual(t, fmt.Sprintf("budget %d, weights %t, threads %d", budget, w != nil, threads), want, got)
+						// With the features counted ahead, as
+						// gramFromStats hands them over, which
+						// only a single block may use.
+						_, df := featureStats(vecs)
+						got = mat.NewSymDense(len(vecs), nil)
+						sc := &postingScratch{pos: df, counted: true}
+						if err := gramBlockedInto(ctx, got, vecs, w, sc, budget, threads, 0, nil); err != nil {
+							t.Fatal(err)
+						}
+						requireEqual(t, fmt.Sprintf("counted, budget %d, weights %t, threads %d", budget, w != nil, threads), want, got)
 					}
 				}
 			}

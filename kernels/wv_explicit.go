@@ -685,16 +685,24 @@ func rankBySort(ctx context.Context, keys [][]uint64, ids []uint32, dimW, dimV u
 	}
 	// Part c's keys are all[cut(c):cut(c+1)]; first[c+1] counts the keys
 	// of part c that differ from the key before them, where there are
-	// parts after it.
+	// parts after it. Each of those parts is counted in a piece a thread:
+	// counted whole on one of two threads, part 0 of GI's 445k keys on
+	// Synthie took 0.33 ms, in two pieces 0.23.
 	parts := max(1, threads)
 	cut := func(c int) int { return c * len(all) / parts }
 	first := make([]int, parts+1)
 	if parts > 1 {
-		if err := forRows(ctx, parts-1, threads, func(_, c int) error {
-			first[c+1] = distinctFrom(all, cut(c), cut(c+1), ob)
+		pieces := make([]int, (parts-1)*threads)
+		if err := forRows(ctx, len(pieces), threads, func(_, q int) error {
+			c, k := q/threads, q%threads
+			lo, hi := cut(c), cut(c+1)
+			pieces[q] = distinctFrom(all, lo+k*(hi-lo)/threads, lo+(k+1)*(hi-lo)/threads, ob)
 			return nil
 		}); err != nil {
 			return 0, err
+		}
+		for q, d := range pieces {
+			first[q/threads+1] += d
 		}
 		for c := range parts - 1 {
 			first[c+1] += first[c]

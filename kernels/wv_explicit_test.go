@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
 	"slices"
@@ -10,8 +11,8 @@ import (
 // TestRankPairs checks rankPairs's ids against the ranks of the keys among
 // all distinct keys, sorted and searched (the definition), on one to three
 // threads: where a bitmap over the pair space ranks them, where they are
-// sorted with their places by radix (few and many pairs, and a pair space
-// of one weight feature or one vertex feature), and where the packed keys
+// sorted with their places by radix (few and many pairs, few of them
+// shared, and a pair space of one weight feature or one vertex feature), and where the packed keys
 // and places pass 64 bits and are sorted by comparison. A rewrite that
 // doubles the weight features shows that the ranks are taken after it.
 func TestRankPairs(t *testing.T) {
@@ -20,6 +21,7 @@ func TestRankPairs(t *testing.T) {
 		graphs, perG   int
 		dimW, dimV     uint64
 		rewriteDoubles bool
+		pool           int // keys drawn from; 4·perG if 0
 	}{
 		// 32 bits a pair or fewer: the bitmap.
 		{name: "bitmap", graphs: 50, perG: 40, dimW: 40, dimV: 30},
@@ -28,6 +30,9 @@ func TestRankPairs(t *testing.T) {
 		{name: "sorted few", graphs: 20, perG: 10, dimW: 5000, dimV: 300},
 		{name: "sorted many", graphs: 300, perG: 200, dimW: 30000, dimV: 900},
 		{name: "sorted rewritten", graphs: 300, perG: 200, dimW: 15000, dimV: 900, rewriteDoubles: true},
+		// Few keys shared, so that most neighbours in the sorted keys
+		// differ, where the threads' parts and pieces meet too.
+		{name: "sorted, few shared", graphs: 200, perG: 300, dimW: 1 << 20, dimV: 1 << 10, pool: 1 << 20},
 		{name: "one weight feature", graphs: 100, perG: 50, dimW: 1, dimV: 1 << 20},
 		{name: "one vertex feature", graphs: 100, perG: 50, dimW: 1 << 20, dimV: 1},
 		// 31 + 31 bits of pair and 16 of place: by comparison.
@@ -40,7 +45,7 @@ func TestRankPairs(t *testing.T) {
 			dimW *= 2
 		}
 		// Keys drawn from a small set, so that graphs share pairs.
-		pool := make([]uint64, 4*tt.perG)
+		pool := make([]uint64, cmp.Or(tt.pool, 4*tt.perG))
 		for p := range pool {
 			pool[p] = rng.Uint64N(tt.dimW)<<32 | rng.Uint64N(tt.dimV)
 		}
