@@ -41,6 +41,9 @@ func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm V
 	keys := make([][]uint64, len(gs))
 	vecs := make([]Vec, len(gs))
 	if threads = max(1, min(threads, len(gs))); threads == 1 {
+		if err := waitRefined(ctx, w); err != nil {
+			return nil, 0, err
+		}
 		var (
 			vf wvVertexFeatures
 			sc wvScratch
@@ -91,6 +94,9 @@ func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx
 	}
 	feed, err := newWVVertexFeeder(ctx, gs, vx, threads)
 	if err != nil {
+		return err
+	}
+	if err := waitRefined(ctx, w); err != nil {
 		return err
 	}
 	err = forRows(ctx, len(gs), threads, func(wk, i int) error {

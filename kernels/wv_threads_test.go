@@ -135,14 +135,28 @@ func wvCounters(r *Report) [7]int64 {
 }
 
 // TestWVThreadsCancel checks that a cancelled context stops both methods
-// on several threads with its error.
+// on several threads with its error, also GI's map with the hat kernel,
+// whose colours are refined ahead (see giLater).
 func TestWVThreadsCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	gs := graphtest.Dataset(t, "MUTAG").Graphs
-	for _, k := range []Kernel{&GraphInvariant{H: 3, Attr: AttrKernel{Kind: "dirac"}, Threads: 2}, &GraphHopper{Attr: AttrKernel{Kind: "dirac"}, Threads: 2}} {
+	enzymes := graphtest.Dataset(t, "ENZYMES").Graphs[:60]
+	hat := AttrKernel{Kind: "hat", Delta: 1, Iterations: 4}
+	if !giRefineAhead(enzymes, &hat, 3) {
+		t.Fatal("GI's map refines ENZYMES's colours as it goes, want ahead")
+	}
+	for _, c := range []struct {
+		k  Kernel
+		gs []*graph.Graph
+	}{
+		{&GraphInvariant{H: 3, Attr: AttrKernel{Kind: "dirac"}, Threads: 2}, gs},
+		{&GraphHopper{Attr: AttrKernel{Kind: "dirac"}, Threads: 2}, gs},
+		{&GraphInvariant{H: 3, Attr: hat, Threads: 2}, enzymes},
+	} {
+		k := c.k
 		for _, m := range []Method{Explicit, Implicit} {
-			if _, _, err := k.Gram(ctx, gs, m); !errors.Is(err, context.Canceled) {
+			if _, _, err := k.Gram(ctx, c.gs, m); !errors.Is(err, context.Canceled) {
 				t.Errorf("%s %s: error %v, want %v", k.Name(), m, err, context.Canceled)
 			}
 		}
@@ -253,7 +267,8 @@ func (r byRows) dense() (int, func([]uint64)) { return r.w.dense() }
 
 // TestGIColumnsSameVectors checks that GI's map summed a column (an
 // iteration) at a time (wvScratch.sumColumns), from colours refined
-// beforehand or streamed on 1 to 3 threads, gives the vectors, to the bit
+// beforehand, streamed or refined ahead on 1 to 3 threads, gives the
+// vectors, to the bit
 // and with the same ids, that the map of any weights gives, which sorts all
 // of a graph's features at once: with the Dirac kernel, whose vertex
 // features are the labels with value 1, and with binned attributes, whose
@@ -305,6 +320,8 @@ func TestGIColumnsSameVectors(t *testing.T) {
 			}
 			got, gotDim := vecsOf(st, threads)
 			check(fmt.Sprintf("streamed on %d threads", threads), got, gotDim)
+			got, gotDim = vecsOf(refineAhead(ctx, gs, k.H), threads)
+			check(fmt.Sprintf("refined ahead on %d threads", threads), got, gotDim)
 		}
 	}
 }
@@ -405,6 +422,36 @@ func TestGIStreamLoad(t *testing.T) {
 	}
 	if !reflect.DeepEqual(w.colours, want) {
 		t.Error("streamed colours differ from Refine's")
+	}
+}
+
+// TestGIRefineAhead checks giRefineAhead's choice for the cells it was
+// fitted to: ahead where the binning, with the scaling, costs at least the
+// refinement, measured on two threads as faster (ENZYMES at P = 1,
+// PROTEINS from P = 2, Synthie and SYNTHETICnew at P = 4), and streamed
+// where the refinement costs more (PROTEINS and SYNTHETICnew at P = 1,
+// which took 11% and 6% longer refined ahead), and never with the Dirac
+// kernel, which bins nothing, or without iterations.
+func TestGIRefineAhead(t *testing.T) {
+	for _, tc := range []struct {
+		data  string
+		a     AttrKernel
+		h     int
+		ahead bool
+	}{
+		{"ENZYMES", AttrKernel{Kind: "hat", Delta: 1, Iterations: 1}, 3, true},
+		{"PROTEINS", AttrKernel{Kind: "hat", Delta: 1, Iterations: 1}, 3, false},
+		{"PROTEINS", AttrKernel{Kind: "hat", Delta: 1, Iterations: 2}, 3, true},
+		{"Synthie", AttrKernel{Kind: "hat", Delta: 1, Iterations: 4}, 3, true},
+		{"SYNTHETICnew", AttrKernel{Kind: "hat", Delta: 1, Iterations: 1}, 3, false},
+		{"SYNTHETICnew", AttrKernel{Kind: "hat", Delta: 1, Iterations: 4}, 3, true},
+		{"ENZYMES", AttrKernel{Kind: "dirac"}, 3, false},
+		{"ENZYMES", AttrKernel{Kind: "hat", Delta: 1, Iterations: 4}, 0, false},
+	} {
+		gs := graphtest.Dataset(t, tc.data).Graphs
+		if got := giRefineAhead(gs, &tc.a, tc.h); got != tc.ahead {
+			t.Errorf("%s, %s kernel, P = %d, h = %d: ahead %t, want %t", tc.data, tc.a.Kind, tc.a.Iterations, tc.h, got, tc.ahead)
+		}
 	}
 }
 
