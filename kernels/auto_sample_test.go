@@ -739,9 +739,11 @@ func raceTurns(gs []*graph.Graph) []string {
 // credit it would be a fraction: the hop matrices are nearly all of gh's
 // implicit per-graph work (0.6 µs of 4.1 ms was left), the distances
 // most of sp's (0.12 of 1 ms), and gi's is its scaling and refinement.
-// Medians of 7 on 4 Synthie graphs, taken by turns, which allow a factor
-// of 2 for a noisy machine: 5 of each in a row failed a run of the whole
-// suite beside a busy loop.
+// Medians of 7 on 4 Synthie graphs, taken by turns, within a factor of 4
+// of each other: beside a busy loop, gh's probe that computed its own hop
+// matrices took 6.5 ms, run after run, against 2.8–3.2 with them taken,
+// where the two agree within 5% on an idle machine; without the credit,
+// the one would be a thousandth of the other.
 func TestProbeSharedPrep(t *testing.T) {
 	gs := graphtest.Dataset(t, "Synthie").Graphs[:4]
 	hat := AttrKernel{Kind: "hat", Delta: 1, Iterations: 1, Seed: 1}
@@ -786,7 +788,7 @@ func TestProbeSharedPrep(t *testing.T) {
 		slices.Sort(takens)
 		own, taken := owns[len(owns)/2], takens[len(takens)/2]
 		t.Logf("%s: %v %v", k.Name(), own, taken)
-		if taken < own/2 || taken > 2*own {
+		if taken < own/4 || taken > 4*own {
 			t.Errorf("%s: implicit per-graph cost %v with the work taken, %v computed", k.Name(), taken, own)
 		}
 	}
