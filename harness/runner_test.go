@@ -624,10 +624,13 @@ func TestMethodsInterleaved(t *testing.T) {
 	src := strings.Replace(fakeSpec, "measure: {repetitions: 2}", "measure: {repetitions: 3, warmup: 1}", 1)
 	p := fakePlan(t, src, Full)
 	// The explicit method is the slow one, so that its warm-up run puts
-	// it last in the first round, against the spec's order.
+	// it last in the first round, against the spec's order. By 20 ms: by
+	// 2, a preempted warm-up run of the other method took longer now and
+	// then in a run of the whole suite beside a busy loop, which turned
+	// the order.
 	slowExplicit := func(ctx context.Context, m kernels.Method) error {
 		if m == kernels.Explicit {
-			time.Sleep(2 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond)
 		}
 		return nil
 	}

@@ -107,8 +107,20 @@ func TestSamplingAdvisor(t *testing.T) {
 			// is broken by far: the implicit probe of 8 graphs, run
 			// first and whole, took 5.8 ms of probes for the 4 ms
 			// explicit run of sp, now 0.5 ms.
-			if slack := time.Duration(0.25*float64(chosen)) + time.Millisecond; a.Probe > slack {
-				t.Errorf("probes took %v, more than %v", a.Probe, slack)
+			// The least of up to three advices, as a busy spell of
+			// the machine stretches one (3.0 ms against 1.6 allowed
+			// for sp, beside a busy loop).
+			slack := time.Duration(0.25*float64(chosen)) + time.Millisecond
+			probe := a.Probe
+			for attempt := 1; probe > slack && attempt < 3; attempt++ {
+				b, err := adv.Advise(ctx, gs, AdviseOptions{Seed: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				probe = min(probe, b.Probe)
+			}
+			if probe > slack {
+				t.Errorf("probes took %v at least in 3 advices, more than %v", probe, slack)
 			}
 			// Again on one thread, and on two, where the probes run
 			// at once (probeAtOnce).
@@ -457,7 +469,13 @@ func TestSamplingAdvisorStops(t *testing.T) {
 			}
 			stop := time.Duration(log.stopWork[i].Load())
 			if most := max(decided, tc.decides(a)) + 50*time.Microsecond; !strings.HasPrefix(lower.Why(), "at least") || stop < 0 || stop > most {
-				t.Errorf("%s: %v; the %s probe's work %v to its stop, %v where the advice came; want a lower bound, the stop within %v", tc.name, a, slow, stop, decided, most)
+				// A busy spell of the machine between the advice
+				// and the probe's check can carry it past the bound
+				// (65 µs of work against 55, beside a busy loop).
+				if attempt < 5 {
+					continue
+				}
+				t.Errorf("%s: %v; the %s probe's work %v to its stop, %v where the advice came; want a lower bound, the stop within %v (in 5 runs)", tc.name, a, slow, stop, decided, most)
 			}
 			if rest := time.Duration(log.work.Load()) - stop; rest > tc.fastWork {
 				t.Errorf("%s: the probes' work besides the %s probe's %v; want at most the %s probe's %v", tc.name, slow, rest, tc.want, tc.fastWork)
