@@ -679,7 +679,18 @@ const parallelBuildMin = 1 << 18
 // whose threads pass over the vectors' bounds once: GI's vectors of the
 // first 50 graphs of ENZYMES, 14k postings, took 21 µs on two threads and
 // 23 on one, those of the first 25, 7k, 15 and 13 µs (medians of 200).
-const parallelCountedMin = 1 << 14
+// Such a build also needs parallelCountedPerVector postings a vector. In
+// the machine's slow stretches (a round trip between the cores of 530 ns,
+// against 110) SP's 133k postings of 600 ENZYMES graphs (hat kernel, P =
+// 1), 222 a vector, took 0.49–0.51 ms on two threads against 0.21–0.22
+// on one, and 0.16 against 0.21 outside them; likely the line of each
+// vector's positions (self) where the features split, which both threads
+// write. Synthie's 445k postings for GI, 1113 a vector, took 0.46 ms
+// against 0.75.
+const (
+	parallelCountedMin       = 1 << 14
+	parallelCountedPerVector = 1 << 10
+)
 
 // build transposes the vectors of graphs c0 ≤ j < c1, whose ids are
 // sorted and below top, into posting lists by a counting sort by feature:
@@ -709,7 +720,7 @@ func (sc *postingScratch) build(ctx context.Context, vecs []Vec, c0, c1, top, th
 		sc.offs = append(sc.offs, int32(size))
 	}
 	parts := 1
-	if size >= parallelBuildMin || counted && size >= parallelCountedMin {
+	if size >= parallelBuildMin || counted && size >= max(parallelCountedMin, parallelCountedPerVector*(c1-c0)) {
 		parts = max(1, min(threads, top))
 	}
 	pos := sc.pos[:top]
