@@ -970,13 +970,28 @@ func (p *postings) addRow(row []float64, v Vec, weights []float64, i int) {
 }
 
 // addScaled adds x·vals[k] into row[graphs[k]] for every k. It is not
-// inlined, so that its loop has the registers to itself.
+// inlined, so that its loop has the registers to itself. The graphs of a
+// posting list are distinct, so each element of row takes one addition
+// whatever their order, and the loop takes four at a time: one at a time,
+// GI's dot products (hat kernel, P = 16) on PROTEINS on one thread took
+// 42.5 ms where the function began 32 bytes past a 64-byte line and 50–52
+// where it began on one, as code before it in the binary moved it; four
+// at a time, 40.4–41.6 ms where it began on one (ENZYMES with the Dirac
+// kernel 1.27–1.30 → 1.13–1.15 ms, Synthie at P = 4 11.9–12.2 → 11.4–11.8).
 //
 //go:noinline
 func addScaled(row []float64, x float64, graphs []int32, vals []float64) {
 	vals = vals[:len(graphs)] // no bounds check on vals in the loop
-	for k, j := range graphs {
-		row[j] += x * vals[k]
+	k := 0
+	for ; k+4 <= len(graphs); k += 4 {
+		g, v := graphs[k:k+4:k+4], vals[k:k+4:k+4]
+		row[g[0]] += x * v[0]
+		row[g[1]] += x * v[1]
+		row[g[2]] += x * v[2]
+		row[g[3]] += x * v[3]
+	}
+	for ; k < len(graphs); k++ {
+		row[graphs[k]] += x * vals[k]
 	}
 }
 
