@@ -430,7 +430,9 @@ func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float6
 // is false, in any order. Unsorted vectors are sorted first where the
 // scheme needs it: the posting lists and the merge joins, but not the
 // gathers of gramMergeInto, whose sums are then in another order, which
-// leaves them as they are only where they are exact.
+// leaves them as they are only where they are exact. The posting lists of
+// a single block are laid out by df (see postingScratch.counted), so df
+// must be exact, not an estimate.
 func gramFromStats(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, nnz int, df []int32, threads, from int, sorted bool, sc *postingScratch) (products int64, err error) {
 	n := len(vecs)
 	for _, d := range df {
