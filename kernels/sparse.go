@@ -431,7 +431,7 @@ func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float6
 // scheme needs it: the posting lists and the merge joins, but not the
 // gathers of gramMergeInto, whose sums are then in another order, which
 // leaves them as they are only where they are exact. The posting lists of
-// a single block are laid out by df (see postingScratch.counted), so df
+// a single block are laid out by df (see gramBlockedInto's counted), so df
 // must be exact, not an estimate.
 func gramFromStats(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, nnz int, df []int32, threads, from int, sorted bool, sc *postingScratch) (products int64, err error) {
 	n := len(vecs)
@@ -450,8 +450,8 @@ func gramFromStats(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []f
 	if sc == nil {
 		sc = new(postingScratch)
 	}
-	sc.pos, sc.counted = df, true
-	return products, gramBlockedInto(ctx, K, vecs, weights, sc, gramBlockBytes, threads, from, nil)
+	sc.pos = df
+	return products, gramBlockedInto(ctx, K, vecs, weights, sc, gramBlockBytes, threads, from, true, nil)
 }
 
 // sortVecs sorts the ids of each vector with their values, on up to
@@ -645,7 +645,7 @@ func gramInverted(ctx context.Context, vecs []Vec, weights []float64, df []int32
 // block to the right of row i.
 func gramBlocked(ctx context.Context, vecs []Vec, weights []float64, pos []int32, budget, threads int) (*mat.SymDense, error) {
 	K := mat.NewSymDense(len(vecs), nil)
-	if err := gramBlockedInto(ctx, K, vecs, weights, &postingScratch{pos: pos}, budget, threads, 0, nil); err != nil {
+	if err := gramBlockedInto(ctx, K, vecs, weights, &postingScratch{pos: pos}, budget, threads, 0, false, nil); err != nil {
 		return nil, err
 	}
 	return K, nil
@@ -664,10 +664,6 @@ type postingScratch struct {
 	// feature was placed, for the graphs c0 ≤ j < c1 of the block.
 	self []int32
 	offs []int32
-	// counted is set where pos holds the number of vectors that hold
-	// each feature, which spares the first block's count if it is the
-	// only one.
-	counted bool
 }
 
 // parallelBuildMin is the number of postings from which build splits the
@@ -866,16 +862,14 @@ func featureCuts(vecs []Vec, top, parts, size int) []int {
 }
 
 // gramBlockedInto fills the columns j ≥ from of K, which must be zero, as
-// gramBlocked does: its blocks of columns start at from. between, if not
-// nil, is called after each row, on threads = 1: a worker of the
+// gramBlocked does: its blocks of columns start at from. Where counted is
+// set, sc.pos holds the number of vectors that hold each feature, which
+// spares the build its count where one block holds every vector. between,
+// if not nil, is called after each row, on threads = 1: a worker of the
 // pipelined walk map runs the map's last round there when it is due.
-func gramBlockedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, sc *postingScratch, budget, threads, from int, between func()) error {
+func gramBlockedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, sc *postingScratch, budget, threads, from int, counted bool, between func()) error {
 	n := len(vecs)
 	raw := K.RawSymmetric()
-	// pos holds the counts of every vector's features, which are the
-	// block's where it is the only one.
-	counted := sc.counted
-	sc.counted = false
 	// The blocks: as many graphs as fit the budget, at least one.
 	limit := max(1, budget/postingBytes)
 	cuts := []int{from}

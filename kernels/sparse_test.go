@@ -103,8 +103,8 @@ func TestGramSchemesAgree(t *testing.T) {
 						// only a single block may use.
 						_, df := featureStats(vecs)
 						got = mat.NewSymDense(len(vecs), nil)
-						sc := &postingScratch{pos: df, counted: true}
-						if err := gramBlockedInto(ctx, got, vecs, w, sc, budget, threads, 0, nil); err != nil {
+						sc := &postingScratch{pos: df}
+						if err := gramBlockedInto(ctx, got, vecs, w, sc, budget, threads, 0, true, nil); err != nil {
 							t.Fatal(err)
 						}
 						requireEqual(t, fmt.Sprintf("counted, budget %d, weights %t, threads %d", budget, w != nil, threads), want, got)

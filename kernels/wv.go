@@ -473,9 +473,9 @@ func waitRefined(ctx context.Context, w explicitWeights) error {
 // attributes), PROTEINS (1) and Synthie (15) on two threads: scaling 10
 // ns a vertex and 2.3 an attribute, binning 25.6 ns a vertex and 1.13 an
 // attribute in each of the P iterations, and the refinement 4.5 ns a
-// vertex or adjacency in each WL iteration. On PROTEINS at P = 1, whose refinement by these costs
-// takes 1.6 times the binning, refined ahead the matrix took 6.7 ms
-// against 6.0 streamed.
+// vertex or adjacency in each WL iteration. On PROTEINS at P = 1, whose
+// refinement by these costs takes 1.6 times the binning, refined ahead
+// the matrix took 6.7 ms against 6.0 streamed.
 func giRefineAhead(gs []*graph.Graph, a *AttrKernel, h int) bool {
 	if a.Kind != "hat" || a.Iterations < 1 || h < 1 {
 		return false

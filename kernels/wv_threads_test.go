@@ -268,11 +268,10 @@ func (r byRows) dense() (int, func([]uint64)) { return r.w.dense() }
 // TestGIColumnsSameVectors checks that GI's map summed a column (an
 // iteration) at a time (wvScratch.sumColumns), from colours refined
 // beforehand, streamed or refined ahead on 1 to 3 threads, gives the
-// vectors, to the bit
-// and with the same ids, that the map of any weights gives, which sorts all
-// of a graph's features at once: with the Dirac kernel, whose vertex
-// features are the labels with value 1, and with binned attributes, whose
-// values are not.
+// vectors, to the bit and with the same ids, that the map of any weights
+// gives, which sorts all of a graph's features at once: with the Dirac
+// kernel, whose vertex features are the labels with value 1, and with
+// binned attributes, whose values are not.
 func TestGIColumnsSameVectors(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range wvThreadsCases(t) {
