@@ -154,6 +154,15 @@
 //	switched          true where auto switched from the explicit method
 //	                  to the implicit one during the run
 //	t_probe           auto: the time of its probes, part of t_total
+//	t_cpu             CPU time of the whole process, all its threads,
+//	                  during the run (0 where the platform does not tell):
+//	                  t_cpu/t_wall is how many cores the run had. A run on
+//	                  two threads near 1 had one core only, however many the
+//	                  machine has: a virtual machine's scheduler may put
+//	                  both threads on one core, or its host take the other
+//	                  one away (see summary.csv's cores_median). A crew's
+//	                  helpers spin between the parallel stretches, so the
+//	                  cores are those held, not those kept busy.
 //
 // Phase and cost columns the kernel does not report are 0. For timeout and
 // oom rows t_total and t_wall hold the time until the run stopped.
@@ -177,7 +186,9 @@
 // status); for each of t_total, t_prep, t_phi, t_dot, t_wdpg and t_walks
 // the columns _mean, _median and _min over the ok rows (empty when there is
 // none); the cost columns feature_nnz to comparisons of the first ok row (they
-// do not vary between repetitions); and peak_heap_max_bytes over all rows.
+// do not vary between repetitions); peak_heap_max_bytes over all rows; and
+// cores_median, the median of t_cpu/t_wall over the ok rows that know
+// their CPU time (empty where none does), with two decimals.
 //
 // # Limits
 //

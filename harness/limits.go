@@ -125,6 +125,9 @@ type outcome struct {
 	switched bool
 	// probe is the time of the automatic method's probes.
 	probe time.Duration
+	// cpu is the CPU time of the whole process during the run, 0 where
+	// it is not known (see kernels.ProcessCPU).
+	cpu time.Duration
 	// estimate is the kernel's memory estimate when it was refused
 	// before running because the estimate exceeded the limit.
 	estimate int64
@@ -225,6 +228,7 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 	defer kernels.Hold(ctx)()
 	// The clock starts before the deadline is set, so that a run stopped
 	// by its time limit never records a wall time below the limit.
+	cpu0, cpuKnown := kernels.ProcessCPU()
 	start := time.Now()
 	runCtx := ctx
 	if lim.Time > 0 {
@@ -254,6 +258,9 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 	}
 	end := time.Now()
 	out.wall = end.Sub(start)
+	if cpu1, ok := kernels.ProcessCPU(); ok && cpuKnown {
+		out.cpu = cpu1 - cpu0
+	}
 	cause := context.Cause(runCtx)
 	out.peak = w.stop() - uint64(kept)
 	out.report = rep

@@ -563,6 +563,7 @@ func (cr *cellRun) next(ctx context.Context, mr *methodRun) (bool, error) {
 		r.Comparisons = rp.Comparisons
 	}
 	r.Ran, r.Switched, r.Probe = string(o.ran), o.switched, o.probe.Seconds()
+	r.CPU = o.cpu.Seconds()
 	if o.note != "" {
 		r.Note = joinNotes(r.Note, o.note)
 	}

@@ -971,3 +971,75 @@ func gcCycles() uint64 {
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
+
+// TestCPUColumn checks that a run records the process's CPU time, not its
+// wall time: a kernel that sleeps 50 ms uses next to none, and one that
+// burns 10 ms of CPU, as kernels.ProcessCPU counts it, records at least
+// that much.
+func TestCPUColumn(t *testing.T) {
+	if _, ok := kernels.ProcessCPU(); !ok {
+		t.Skip("no CPU time on this platform")
+	}
+	tests := []struct {
+		name  string
+		burn  bool
+		check func(cpu, wall time.Duration) bool
+	}{
+		{"sleeps", false, func(cpu, wall time.Duration) bool { return wall >= 50*time.Millisecond && cpu < 25*time.Millisecond }},
+		{"burns", true, func(cpu, wall time.Duration) bool {
+			return cpu >= 10*time.Millisecond && cpu <= wall*time.Duration(runtime.NumCPU()+1)
+		}},
+	}
+	gs := []*graph.Graph{graphtest.Random(rand.New(rand.NewPCG(1, 2)), 3, 0.5, 1, 1)}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := newFakeKernels(func(ctx context.Context, _ kernels.Method) error {
+				if !tt.burn {
+					time.Sleep(50 * time.Millisecond)
+					return nil
+				}
+				c0, _ := kernels.ProcessCPU()
+				for {
+					if c, _ := kernels.ProcessCPU(); c-c0 >= 10*time.Millisecond {
+						return nil
+					}
+				}
+			})
+			kern, _ := k.New("fake", nil)
+			out := runOnce(context.Background(), kern, gs, kernels.Explicit, Limits{}, 1, heapSampling{}, nil, runBufs{})
+			if out.status != StatusOK {
+				t.Fatalf("status %q", out.status)
+			}
+			if !tt.check(out.cpu, out.wall) {
+				t.Errorf("cpu %v, wall %v", out.cpu, out.wall)
+			}
+		})
+	}
+}
+
+// TestCoresMedian checks summary.csv's cores_median: the median of
+// t_cpu/t_wall over the rows that know their CPU time, worked out by hand.
+func TestCoresMedian(t *testing.T) {
+	tests := []struct {
+		name string
+		rows []Row
+		want string
+	}{
+		{"none", nil, ""},
+		{"unknown", []Row{{Wall: 1}, {Wall: 2}}, ""},
+		{"odd", []Row{{Wall: 1, CPU: 2}, {Wall: 2, CPU: 2}, {Wall: 4, CPU: 7}}, "1.75"},
+		// (1.9 + 1.1)/2; the row without CPU time is left out.
+		{"even", []Row{{Wall: 1, CPU: 1.9}, {Wall: 1, CPU: 1.1}, {Wall: 3}}, "1.50"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var rs []*Row
+			for i := range tt.rows {
+				rs = append(rs, &tt.rows[i])
+			}
+			if got := coresMedian(rs); got != tt.want {
+				t.Errorf("coresMedian = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -67,6 +67,9 @@ type Row struct {
 	// Probe is the time of auto's probes, part of Total (0 for the
 	// other methods and in rows written before it).
 	Probe float64 `json:"t_probe"`
+	// CPU is the process's CPU time during the run (0 where it is not
+	// known, and in rows written before it).
+	CPU float64 `json:"t_cpu"`
 }
 
 // The statuses of a row, besides "error: ..." for failures.
@@ -92,7 +95,7 @@ func fixedColumns() []string {
 	return []string{"cell_index", "cell", "data", "graphs", "kernel", "params", "method", "rep", "threads",
 		"status", "note", "t_total", "t_wall", "t_prep", "t_phi", "t_dot", "t_wdpg", "t_walks",
 		"feature_nnz", "max_feature_nnz", "features", "product_vertices", "product_edges", "pairs", "comparisons",
-		"heap_base_bytes", "peak_heap_bytes", "started", "host", "ran", "switched", "t_probe"}
+		"heap_base_bytes", "peak_heap_bytes", "started", "host", "ran", "switched", "t_probe", "t_cpu"}
 }
 
 // csvHeader returns the header of cells.csv for the given axes.
@@ -118,7 +121,8 @@ func (r *Row) csvRecord(axes []string) []string {
 		i64(r.FeatureNNZ), i64(r.MaxFeatureNNZ), i64(r.Features), i64(r.ProductVertices),
 		i64(r.ProductEdges), i64(r.Pairs), i64(r.Comparisons),
 		strconv.FormatUint(r.HeapBase, 10), strconv.FormatUint(r.PeakHeap, 10),
-		r.Started.UTC().Format(time.RFC3339Nano), r.Host, r.Ran, strconv.FormatBool(r.Switched), fmtFloat(r.Probe))
+		r.Started.UTC().Format(time.RFC3339Nano), r.Host, r.Ran, strconv.FormatBool(r.Switched), fmtFloat(r.Probe),
+		fmtFloat(r.CPU))
 }
 
 // Meta is meta.json: what produced a results folder.

@@ -34,7 +34,7 @@ func summaryHeader(axes []string) []string {
 		h = append(h, m.name+"_mean", m.name+"_median", m.name+"_min")
 	}
 	return append(h, "feature_nnz", "max_feature_nnz", "features", "product_vertices", "product_edges",
-		"pairs", "comparisons", "peak_heap_max_bytes")
+		"pairs", "comparisons", "peak_heap_max_bytes", "cores_median")
 }
 
 // summarize groups rows by cell and method, in cell order and the given
@@ -120,10 +120,26 @@ func summarize(axes, methods []string, rows []Row) [][]string {
 		} else {
 			rec = append(rec, "", "", "", "", "", "", "")
 		}
-		rec = append(rec, strconv.FormatUint(peak, 10))
+		rec = append(rec, strconv.FormatUint(peak, 10), coresMedian(ok))
 		out = append(out, rec)
 	}
 	return out
+}
+
+// coresMedian returns the median of t_cpu/t_wall over the rows whose CPU
+// time is known, or "" where none is.
+func coresMedian(rows []*Row) string {
+	var xs []float64
+	for _, r := range rows {
+		if r.CPU > 0 && r.Wall > 0 {
+			xs = append(xs, r.CPU/r.Wall)
+		}
+	}
+	if len(xs) == 0 {
+		return ""
+	}
+	slices.Sort(xs)
+	return strconv.FormatFloat(sortedMedian(xs), 'f', 2, 64)
 }
 
 // stats returns the mean, median and minimum of xs, which is not empty.

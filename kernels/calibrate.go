@@ -284,13 +284,13 @@ func (f *fitRows) fitInto(c Costs, what string, names ...string) error {
 // idle machine that is the wall time; when other processes share the
 // cores, the CPU time, which does not count their turns.
 func measure(f func() error) (time.Duration, error) {
-	c0, ok := processCPU()
+	c0, ok := ProcessCPU()
 	t := time.Now()
 	if err := f(); err != nil {
 		return 0, err
 	}
 	took := time.Since(t)
-	if c1, _ := processCPU(); ok && c1-c0 < took {
+	if c1, _ := ProcessCPU(); ok && c1-c0 < took {
 		took = c1 - c0
 	}
 	return max(took, time.Microsecond), nil

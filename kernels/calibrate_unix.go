@@ -7,10 +7,14 @@ import (
 	"time"
 )
 
-// processCPU returns the CPU time the process has used, user and system,
-// and whether it is known. Calibration times by it too: unlike the wall
-// clock it does not count the time other processes had the core.
-func processCPU() (time.Duration, bool) {
+// ProcessCPU returns the CPU time the process has used, user and system,
+// over all its threads, and whether it is known. Calibration times by it
+// too: unlike the wall clock it does not count the time other processes
+// had the core. The runner records it for each run, as the cores a run
+// had: a run on two threads whose CPU time is its wall time ran on one
+// core, as this machine's scheduler at times puts both threads on one
+// core.
+func ProcessCPU() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
