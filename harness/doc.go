@@ -162,7 +162,12 @@
 //	                  both threads on one core, or its host take the other
 //	                  one away (see summary.csv's cores_median). A crew's
 //	                  helpers spin between the parallel stretches, so the
-//	                  cores are those held, not those kept busy.
+//	                  cores are those held, not those kept busy. The system
+//	                  counts a thread that runs on another core up to its
+//	                  last pass through the scheduler, a tick at most: the
+//	                  kernels' spinning helpers yield every few hundred
+//	                  nanoseconds (see kernels.Crew), so their time is
+//	                  counted when the run returns.
 //
 // Phase and cost columns the kernel does not report are 0. For timeout and
 // oom rows t_total and t_wall hold the time until the run stopped.

@@ -3,7 +3,6 @@ package kernels
 import (
 	"context"
 	"errors"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -281,7 +280,7 @@ func (o *overlapGram) wait() {
 			if time.Now().After(deadline) {
 				break
 			}
-			runtime.Gosched()
+			relax()
 		}
 	}
 	o.mu.Lock()
@@ -414,7 +413,7 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	stop := func() int {
 		from := o.halt()
 		for working.Load() > 0 {
-			runtime.Gosched()
+			relax()
 		}
 		return from
 	}

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -112,7 +111,7 @@ func (p *privateMap) mapGraphs(ctx context.Context, gs []*graph.Graph, vecs []Ve
 		}
 		for spins := 0; !zero.Load() && !failed.Load(); spins++ {
 			if spins%64 == 63 {
-				runtime.Gosched()
+				relax()
 			}
 		}
 		if failed.Load() {

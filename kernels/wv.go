@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -585,7 +584,7 @@ func (w *giStream) load(ctx context.Context, g int, sc *weightScratch) (weightFe
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			runtime.Gosched()
+			relax()
 		}
 	}
 	return w, nil
