@@ -29,8 +29,16 @@ type Change struct {
 	P float64
 	// Kind is "regression", "improvement", "unchanged" (not significant
 	// or below the threshold), "status" (ok before, not ok now: a
-	// regression), or "fixed" (not ok before, ok now).
+	// regression), "fixed" (not ok before, ok now), or "fewer-cores": a
+	// regression of a cell on more than one thread whose new runs had
+	// less than fewerCores of the cores the old ones had, which the
+	// machine explains and the code need not (see CoresOld).
 	Kind string
+	// CoresOld and CoresNew are the medians of t_cpu/t_wall over the ok
+	// runs that know their CPU time, 0 where none does; Threads is the
+	// most threads a run of the cell had.
+	CoresOld, CoresNew float64
+	Threads            int
 	// OldStatus and NewStatus are set for status changes.
 	OldStatus, NewStatus string
 }
@@ -68,8 +76,9 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 	}
 	type key struct{ cell, method string }
 	type group struct {
-		times  []float64
-		status string // first not-ok status, if no run is ok
+		times, cores []float64
+		threads      int
+		status       string // first not-ok status, if no run is ok
 	}
 	collect := func(rows []Row) (map[key]*group, []key) {
 		m := map[key]*group{}
@@ -83,8 +92,12 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 				m[k] = g
 				order = append(order, k)
 			}
+			g.threads = max(g.threads, r.Threads)
 			if r.Status == StatusOK {
 				g.times = append(g.times, r.Total)
+				if r.CPU > 0 && r.Wall > 0 {
+					g.cores = append(g.cores, r.CPU/r.Wall)
+				}
 			} else if g.status == "" {
 				g.status = r.Status
 			}
@@ -105,7 +118,11 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 			c.OnlyNew++
 			continue
 		}
-		ch := Change{Cell: k.cell, Method: k.method, NOld: len(o.times), NNew: len(n.times), P: 1}
+		ch := Change{Cell: k.cell, Method: k.method, NOld: len(o.times), NNew: len(n.times), P: 1,
+			Threads: max(o.threads, n.threads)}
+		if len(o.cores) > 0 && len(n.cores) > 0 {
+			ch.CoresOld, ch.CoresNew = Median(o.cores), Median(n.cores)
+		}
 		switch {
 		case len(o.times) > 0 && len(n.times) == 0:
 			ch.Kind, ch.OldStatus, ch.NewStatus = "status", StatusOK, n.status
@@ -126,11 +143,20 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 					ch.Kind = "improvement"
 				}
 			}
+			if ch.Kind == "regression" && ch.Threads > 1 && ch.CoresNew > 0 && ch.CoresNew < fewerCores*ch.CoresOld {
+				ch.Kind = "fewer-cores"
+			}
 		}
 		c.Changes = append(c.Changes, ch)
 	}
 	return c
 }
+
+// fewerCores is the share of the old runs' cores below which the new runs
+// of a cell on several threads had fewer cores (see Change.Kind): 1.5 of
+// 2, where the machine's scheduler put the threads of some runs on one
+// core.
+const fewerCores = 0.75
 
 // MannWhitney returns the two-sided p-value of the Mann-Whitney U test of
 // samples x and y. Without ties and for small samples it uses the exact
@@ -240,6 +266,10 @@ func (ch Change) String() string {
 	case "status", "fixed":
 		return fmt.Sprintf("%-11s %s [%s]: %s -> %s", ch.Kind, ch.Cell, ch.Method, ch.OldStatus, ch.NewStatus)
 	}
-	return fmt.Sprintf("%-11s %s [%s]: %.4gs -> %.4gs (%+.1f%%, p=%.3g, n=%d+%d)",
+	s := fmt.Sprintf("%-11s %s [%s]: %.4gs -> %.4gs (%+.1f%%, p=%.3g, n=%d+%d",
 		ch.Kind, ch.Cell, ch.Method, ch.Old, ch.New, 100*(ch.Ratio-1), ch.P, ch.NOld, ch.NNew)
+	if ch.Threads > 1 && ch.CoresOld > 0 {
+		s += fmt.Sprintf(", cores %.2f -> %.2f", ch.CoresOld, ch.CoresNew)
+	}
+	return s + ")"
 }

@@ -82,3 +82,45 @@ func TestCompare(t *testing.T) {
 		t.Errorf("a recovered cell: %v", c.Changes)
 	}
 }
+
+// TestCompareFewerCores checks that a cell on two threads that got slower
+// while its runs had fewer cores (t_cpu/t_wall) is told apart from a
+// regression, and that one on a single thread, or with the cores it had,
+// is not.
+func TestCompareFewerCores(t *testing.T) {
+	// rows are 5 runs of one cell with total time total·(1 + i/100),
+	// on threads threads, each with cores·t_wall of CPU time.
+	rows := func(total, cores float64, threads int) []Row {
+		var rs []Row
+		for i := range 5 {
+			x := total * (1 + float64(i)/100)
+			rs = append(rs, Row{Cell: "c", Method: "explicit", Rep: i + 1, Status: StatusOK, Threads: threads,
+				Total: x, Wall: x, CPU: cores * x})
+		}
+		return rs
+	}
+	tests := []struct {
+		name string
+		old  []Row
+		new  []Row
+		want string
+	}{
+		// 5 and 5 separated, p = 2/252, 1.5× slower: 1.0 of 2.0 cores.
+		{"one core of two", rows(1, 2, 2), rows(1.5, 1, 2), "fewer-cores"},
+		{"cores as before", rows(1, 2, 2), rows(1.5, 1.9, 2), "regression"},
+		{"one thread", rows(1, 1, 1), rows(1.5, 0.5, 1), "regression"},
+		// Rows written before t_cpu know no cores.
+		{"cores unknown", rows(1, 0, 2), rows(1.5, 0, 2), "regression"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Compare(tt.old, tt.new, CompareOptions{})
+			if len(c.Changes) != 1 || c.Changes[0].Kind != tt.want {
+				t.Fatalf("changes %v, want one %s", c.Changes, tt.want)
+			}
+			if regs := c.Regressions(); (len(regs) == 1) != (tt.want == "regression") {
+				t.Errorf("regressions %v", regs)
+			}
+		})
+	}
+}
