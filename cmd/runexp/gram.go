@@ -96,7 +96,9 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	release := kernels.Hold(ctx)
 	// The report's phase times are CPU time where several threads share
 	// a phase, and leave out auto's probes and a switch from one method
-	// to the other: the wall time of the call is what the user waited.
+	// to the other: the wall time of the call is what the user waited, and
+	// the CPU time over it the cores the call had (see harness's t_cpu).
+	cpu0, cpuKnown := kernels.ProcessCPU()
 	start := time.Now()
 	if auto {
 		var a *kernels.Advice
@@ -109,11 +111,16 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		K, rep, err = k.Gram(ctx, ds.Graphs, m)
 	}
 	wall := time.Since(start)
+	cpu1, _ := kernels.ProcessCPU()
 	release()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "gram: %s n=%d kernel=%s wall=%v %v\n", ds.Name, ds.Len(), *kname, wall, rep)
+	cores := ""
+	if cpuKnown && wall > 0 {
+		cores = fmt.Sprintf(" cores=%.2f", (cpu1-cpu0).Seconds()/wall.Seconds())
+	}
+	fmt.Fprintf(stderr, "gram: %s n=%d kernel=%s wall=%v%s %v\n", ds.Name, ds.Len(), *kname, wall, cores, rep)
 	if *out == "" {
 		w := bufio.NewWriter(stdout)
 		writeMatrix(w, K)

@@ -91,8 +91,8 @@ func TestSynthStatsGram(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("gram %s: exit %d: %s", m, code, stderr)
 		}
-		if !strings.Contains(stderr, "method="+m) {
-			t.Errorf("gram %s: no timings on stderr: %q", m, stderr)
+		if !strings.Contains(stderr, "method="+m) || !strings.Contains(stderr, " cores=") {
+			t.Errorf("gram %s: no timings or cores on stderr: %q", m, stderr)
 		}
 		data, err := os.ReadFile(out)
 		if err != nil {
