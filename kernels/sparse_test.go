@@ -104,7 +104,7 @@ func TestGramSchemesAgree(t *testing.T) {
 						_, df := featureStats(vecs)
 						got = mat.NewSymDense(len(vecs), nil)
 						sc := &postingScratch{pos: df}
-						if err := gramBlockedInto(ctx, got, vecs, w, sc, budget, threads, 0, true, nil); err != nil {
+						if err := gramBlockedInto(ctx, got, vecs, w, sc, budget, threads, 0, true, 0, nil); err != nil {
 							t.Fatal(err)
 						}
 						requireEqual(t, fmt.Sprintf("counted, budget %d, weights %t, threads %d", budget, w != nil, threads), want, got)
@@ -112,6 +112,80 @@ func TestGramSchemesAgree(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGramUnsorted checks that posting lists of vectors whose ids are in
+// any order, bounded by dim, give the matrix of the sorted vectors to the
+// bit where the sums are exact (small integer counts and weights, as the
+// private walk map and the parallel graphlet map leave them), for every
+// budget, thread count and first column, and that gramFromStats leaves
+// such vectors unsorted.
+func TestGramUnsorted(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	const n, dim = 50, 400
+	sorted := randomVecs(r, n, dim, 0.2)
+	weights := make([]float64, dim)
+	for i := range weights {
+		weights[i] = float64(1 + r.IntN(3))
+	}
+	var nnz int
+	shuffled := make([]Vec, n)
+	for i, v := range sorted {
+		for t := range v.Vals {
+			v.Vals[t] = float64(1 + r.IntN(4))
+		}
+		nnz += v.Len()
+		perm := r.Perm(v.Len())
+		shuffled[i] = Vec{IDs: make([]uint32, v.Len()), Vals: make([]float64, v.Len())}
+		for t, q := range perm {
+			shuffled[i].IDs[t], shuffled[i].Vals[t] = v.IDs[q], v.Vals[q]
+		}
+	}
+	ctx := context.Background()
+	for _, w := range [][]float64{nil, weights} {
+		want, err := gramMerge(ctx, sorted, w, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, budget := range []int{postingBytes, 50 * postingBytes, nnz * postingBytes} {
+			for _, threads := range []int{1, 2, 3} {
+				for _, from := range []int{0, 7} {
+					_, df := featureStats(sorted)
+					got := mat.NewSymDense(n, nil)
+					sc := &postingScratch{pos: df}
+					if err := gramBlockedInto(ctx, got, shuffled, w, sc, budget, threads, from, true, len(df), nil); err != nil {
+						t.Fatal(err)
+					}
+					// Columns before from are left as they were: zero.
+					exp := mat.NewSymDense(n, nil)
+					for i := range n {
+						for j := max(i, from); j < n; j++ {
+							exp.SetSym(i, j, want.At(i, j))
+						}
+					}
+					requireEqual(t, fmt.Sprintf("budget %d, weights %t, threads %d, from %d", budget, w != nil, threads, from), exp, got)
+				}
+			}
+		}
+		// gramFromStats, as the private walk map calls it, with
+		// posting lists (three vectors of one feature each cost more
+		// by merge joins).
+		vecs := make([]Vec, n)
+		for i, v := range shuffled {
+			vecs[i] = Vec{IDs: slices.Clone(v.IDs), Vals: slices.Clone(v.Vals)}
+		}
+		_, df := featureStats(sorted)
+		got := mat.NewSymDense(n, nil)
+		if _, err := gramFromStats(ctx, got, vecs, w, nnz, df, 2, 0, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		requireEqual(t, fmt.Sprintf("gramFromStats, weights %t", w != nil), want, got)
+		for i := range vecs {
+			if !slices.Equal(vecs[i].IDs, shuffled[i].IDs) {
+				t.Fatalf("vector %d sorted by gramFromStats", i)
+			}
+		}
 	}
 }
 

@@ -180,7 +180,7 @@ func (o *overlapGram) work(ctx context.Context, done func() bool) {
 			if top := idBound(o.vecs[c0:c1]); len(sc.pos) < top {
 				sc.pos = make([]int32, top+top/4)
 			}
-			if err := gramBlockedInto(ctx, o.K, o.vecs[:c1], w, sc, gramBlockBytes, 1, c0, false, between); err != nil {
+			if err := gramBlockedInto(ctx, o.K, o.vecs[:c1], w, sc, gramBlockBytes, 1, c0, false, 0, between); err != nil {
 				o.fail(err)
 				return
 			}
