@@ -427,12 +427,12 @@ func gramFrom(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float6
 
 // gramFromStats is gramFrom for vectors with nnz non-zeros in all and
 // df[f] of them holding feature f, whose ids are sorted or, where sorted
-// is false, in any order. Unsorted vectors are sorted first where the
-// scheme needs it: the posting lists and the merge joins, but not the
-// gathers of gramMergeInto, whose sums are then in another order, which
-// leaves them as they are only where they are exact. The posting lists of
-// a single block are laid out by df (see gramBlockedInto's counted), so df
-// must be exact, not an estimate.
+// is false, in any order. Unsorted vectors are sorted first only for the
+// merge joins: the gathers of gramMergeInto and the posting lists (see
+// gramBlockedInto's dim) take them as they are, their sums then in
+// another order, which leaves them as they are only where they are exact.
+// The posting lists of a single block are laid out by df (see
+// gramBlockedInto's counted), so df must be exact, not an estimate.
 func gramFromStats(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, nnz int, df []int32, threads, from int, sorted bool, sc *postingScratch) (products int64, err error) {
 	n := len(vecs)
 	for _, d := range df {
@@ -875,10 +875,10 @@ func featureCuts(vecs []Vec, top, parts, size int) []int {
 // set, sc.pos holds the number of vectors that hold each feature, which
 // spares the build its count where one block holds every vector. Where dim
 // is positive, it bounds the ids, as sc.pos's length does, and a vector's
-// ids may be in any order:
-// the lists are then built on one thread (build splits the features of
-// sorted vectors), and the rows take each vector's features in its order,
-// which leaves the sums as they are only where they are exact. between,
+// ids may be in any order: the lists are then built on one thread (build
+// splits the features of sorted vectors), and the rows take each vector's
+// features in its order, which leaves the sums as they are only where
+// they are exact. between,
 // if not nil, is called after each row, on threads = 1: a worker of the
 // pipelined walk map runs the map's last round there when it is due.
 func gramBlockedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, sc *postingScratch, budget, threads, from int, counted bool, dim int, between func()) error {
