@@ -327,3 +327,53 @@ func TestPackedVectorWide(t *testing.T) {
 		}
 	}
 }
+
+// TestPacksFewSequences checks walkEstimate on triangles, whose 3
+// vertices start 2^l walks of length l each, and that on two threads the
+// packed map is taken where a sequence takes enough bits, unless the
+// sequences are few: fewer walks than packedMinWalks and fewer labels
+// than an eighth of the vertices. Labels of 10 bits make 30 bits a
+// sequence at length 2 and 80 at length 7; choosePacked takes it
+// wherever the labels pack.
+func TestPacksFewSequences(t *testing.T) {
+	// triangles returns n triangles whose labels run through 0 to top.
+	triangles := func(n int, top int32) []*graph.Graph {
+		gs := make([]*graph.Graph, n)
+		for i := range gs {
+			l := int32(i) % (top + 1)
+			gs[i] = graph.MustBuild([]int32{l, top - l, top}, []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}, {U: 0, V: 2}})
+		}
+		return gs
+	}
+	for _, tt := range []struct {
+		name   string
+		gs     []*graph.Graph
+		l      int
+		walks  float64
+		packed bool // by chooseAuto
+	}{
+		// 1024 labels for 18000 vertices, 72k walks: few.
+		{"labels repeat", triangles(6000, 1023), 2, 72000, false},
+		// 1024 labels for 3000 vertices: an eighth or more.
+		{"labels of their own", triangles(1000, 1023), 2, 12000, true},
+		// 384k walks.
+		{"many walks", triangles(1000, 1023), 7, 384000, true},
+		{"many walks, labels repeat", triangles(6000, 1023), 6, 1152000, true},
+	} {
+		if got := walkEstimate(tt.gs, tt.l); got != tt.walks {
+			t.Errorf("%s: walkEstimate = %v, want %v", tt.name, got, tt.walks)
+		}
+		k := &Walk{Length: tt.l, Threads: 2}
+		b, err := k.newMapper(tt.gs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact := func() bool { return k.walksExact(tt.gs) }
+		if _, _, ok := k.packs(b, tt.gs, 2, chooseAuto, exact); ok != tt.packed {
+			t.Errorf("%s: packed by chooseAuto %t, want %t", tt.name, ok, tt.packed)
+		}
+		if _, _, ok := k.packs(b, tt.gs, 2, choosePacked, exact); !ok {
+			t.Errorf("%s: not packed by choosePacked", tt.name)
+		}
+	}
+}
