@@ -878,9 +878,9 @@ func featureCuts(vecs []Vec, top, parts, size int) []int {
 // ids may be in any order: the lists are then built on one thread (build
 // splits the features of sorted vectors), and the rows take each vector's
 // features in its order, which leaves the sums as they are only where
-// they are exact. between,
-// if not nil, is called after each row, on threads = 1: a worker of the
-// pipelined walk map runs the map's last round there when it is due.
+// they are exact. between, if not nil, is called after each row, on
+// threads = 1: a worker of the pipelined walk map runs the map's last
+// round there when it is due.
 func gramBlockedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, sc *postingScratch, budget, threads, from int, counted bool, dim int, between func()) error {
 	n := len(vecs)
 	raw := K.RawSymmetric()

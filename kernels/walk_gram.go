@@ -476,47 +476,37 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 // label: on threads > 1, where the pipeline would map them, a sequence
 // takes packedMinBits to packedMaxBits, its sequences are not so few that
 // the interner stays in cache (see fewSequences), and exact reports the
-// walk counts
-// exact in any order; where how asks for it, on any threads, wherever
-// the labels pack and the counts are exact.
+// walk counts exact in any order; where how asks for it, on any threads,
+// wherever the labels pack and the counts are exact.
 func (k *Walk) packs(b *walkMapper, gs []*graph.Graph, threads int, how overlapChoice, exact func() bool) (vb, eb uint, ok bool) {
 	if how != chooseAuto && how != choosePacked || !k.pipeable(b) || threads < 2 && how != choosePacked {
 		return 0, 0, false
 	}
-	vb, eb, ok = packedBits(gs, k.Length)
-	if !ok || how != choosePacked && (packedWidth(k.Length, vb, eb) < packedMinBits || fewSequences(gs, k.Length)) || !exact() {
+	vb, eb, labels, ok := packedBits(gs, k.Length)
+	if !ok || how != choosePacked && (packedWidth(k.Length, vb, eb) < packedMinBits || fewSequences(gs, k.Length, labels)) || !exact() {
 		return 0, 0, false
 	}
 	return vb, eb, true
 }
 
-// fewSequences reports whether the label sequences of length l of gs are
-// so few that the sequential map's interner stays in cache, as where they
-// take fewer than packedMinBits: where the graphs have fewer than
-// packedMinWalks walks (see walkEstimate) and fewer labels than an eighth
-// of their vertices (the labels' range, max + 1: WL's colours and a data
-// set's labels are dense), so that their sequences repeat. On MUTAG after
+// fewSequences reports whether the label sequences of length l of gs,
+// whose vertex labels range over labels (the largest + 1: WL's colours
+// and a data set's labels are dense), are so few that the sequential
+// map's interner stays in cache, as where they take fewer than
+// packedMinBits: where the graphs have fewer than packedMinWalks walks
+// (see walkEstimate) and fewer labels than an eighth of their vertices,
+// so that their sequences repeat. On MUTAG after
 // one and two WL iterations, 64 and 277 labels for 3371 vertices, the
 // pipeline and the private map took 0.59 ms at length 2 after two where
 // the packed map took 0.71–0.83, 0.88–1.04 against 1.16–1.20 at length 3
 // after one, 1.81 against 1.95 at length 4 after one, and as long or less
 // in the other cells up to length 5 (16k to 177k walks; runexp, two rounds
 // by turns, two threads); after three iterations, 796 labels, the packed
-// map was faster at lengths 3 and 4: 1.30–1.31 ms against 1.73–1.75, 2.51–2.59
-// against 2.94–2.96. ENZYMES has 284k walks at length 2.
-func fewSequences(gs []*graph.Graph, l int) bool {
-	if walkEstimate(gs, l) >= packedMinWalks {
-		return false
-	}
-	var top int32
-	n := 0
-	for _, g := range gs {
-		n += g.N()
-		for _, x := range g.Labels {
-			top = max(top, x)
-		}
-	}
-	return 8*(int(top)+1) < n
+// map was faster at lengths 3 and 4: 1.30–1.31 ms against 1.73–1.75,
+// 2.51–2.59 against 2.94–2.96. ENZYMES has 284k walks at length 2.
+func fewSequences(gs []*graph.Graph, l, labels int) bool {
+	walks, vertices := walkEstimate(gs, l)
+	return walks < packedMinWalks && 8*float64(labels) < vertices
 }
 
 // packedMinWalks is the fewest walks (see walkEstimate) for which the
@@ -526,18 +516,18 @@ func fewSequences(gs []*graph.Graph, l int) bool {
 const packedMinWalks = 1 << 18
 
 // walkEstimate estimates the walks of length l in gs from their arcs and
-// mean degree: arcs · (arcs/vertices)^(l−1), an arc being a walk of length
-// 1.
-func walkEstimate(gs []*graph.Graph, l int) float64 {
-	var arcs, vertices float64
+// mean degree, arcs · (arcs/vertices)^(l−1), an arc being a walk of length
+// 1, and returns it with the vertices.
+func walkEstimate(gs []*graph.Graph, l int) (walks, vertices float64) {
+	var arcs float64
 	for _, g := range gs {
 		arcs += float64(len(g.Adj))
 		vertices += float64(g.N())
 	}
 	if vertices == 0 {
-		return 0
+		return 0, 0
 	}
-	return arcs * math.Pow(arcs/vertices, float64(max(0, l-1)))
+	return arcs * math.Pow(arcs/vertices, float64(max(0, l-1))), vertices
 }
 
 // mapOverlapped maps the graphs in order with b, publishing each vector

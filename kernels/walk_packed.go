@@ -358,26 +358,26 @@ const packedMinBits = 28
 func packedWidth(l int, vb, eb uint) uint { return uint(l+1)*vb + uint(l)*eb }
 
 // packedBits returns the bits of a vertex label and of an edge label in a
-// packed label sequence of gs, and whether sequences of length l fit in
-// packedMaxBits.
-func packedBits(gs []*graph.Graph, l int) (vb, eb uint, ok bool) {
+// packed label sequence of gs, the vertex labels' range (the largest + 1),
+// and whether sequences of length l fit in packedMaxBits.
+func packedBits(gs []*graph.Graph, l int) (vb, eb uint, labels int, ok bool) {
 	var vmax, emax int32
 	for _, g := range gs {
 		for _, x := range g.Labels {
 			if x < 0 {
-				return 0, 0, false
+				return 0, 0, 0, false
 			}
 			vmax = max(vmax, x)
 		}
 		for _, x := range g.EdgeLabels {
 			if x < 0 {
-				return 0, 0, false
+				return 0, 0, 0, false
 			}
 			emax = max(emax, x)
 		}
 	}
 	vb, eb = uint(bits.Len32(uint32(vmax))), uint(bits.Len32(uint32(emax)))
-	return vb, eb, packedWidth(l, vb, eb) <= packedMaxBits
+	return vb, eb, int(vmax) + 1, packedWidth(l, vb, eb) <= packedMaxBits
 }
 
 // packedMaxBits is the most bits of a packed sequence: two words, of which

@@ -39,7 +39,7 @@ func TestPackedVector(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			vb, eb, ok := packedBits([]*graph.Graph{tt.g}, tt.l)
+			vb, eb, _, ok := packedBits([]*graph.Graph{tt.g}, tt.l)
 			if !ok {
 				t.Fatal("labels do not pack")
 			}
@@ -72,7 +72,7 @@ func TestPackedVector(t *testing.T) {
 	// high word and 2^42 + 2^41 + 1 in the low, B<<63 | A<<42 | B<<21 | A
 	// 0 and 2^63 + 2^62 + 2^21 + 2^20.
 	wide := graph.MustBuild([]int32{1 << 20, 1, 1 << 20}, []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}})
-	vb, eb, ok := packedBits([]*graph.Graph{wide}, 3)
+	vb, eb, _, ok := packedBits([]*graph.Graph{wide}, 3)
 	if !ok || packedWidth(3, vb, eb) != 84 {
 		t.Fatalf("%d bits, packed %v; want 84 bits", packedWidth(3, vb, eb), ok)
 	}
@@ -92,10 +92,10 @@ func TestPackedVector(t *testing.T) {
 		many[i] = int32(i)
 	}
 	g := graph.MustBuild(many, nil)
-	if _, _, ok := packedBits([]*graph.Graph{g}, 16); ok {
+	if _, _, _, ok := packedBits([]*graph.Graph{g}, 16); ok {
 		t.Error("102 bits pack")
 	}
-	if vb, _, ok := packedBits([]*graph.Graph{g}, 15); !ok || vb != 6 {
+	if vb, _, _, ok := packedBits([]*graph.Graph{g}, 15); !ok || vb != 6 {
 		t.Errorf("96 bits: %d bits a label, packed %v", vb, ok)
 	}
 }
@@ -289,7 +289,7 @@ func TestPackedVectorWide(t *testing.T) {
 		}
 		g := graph.MustBuild(labels, edges)
 		for _, l := range []int{3, 4} {
-			vb, eb, ok := packedBits([]*graph.Graph{g}, l)
+			vb, eb, _, ok := packedBits([]*graph.Graph{g}, l)
 			if !ok || vb != 17 || packedWidth(l, vb, eb) <= 64 {
 				continue // no edge label 3 drawn, or no edges
 			}
@@ -360,7 +360,7 @@ func TestPacksFewSequences(t *testing.T) {
 		{"many walks", triangles(1000, 1023), 7, 384000, true},
 		{"many walks, labels repeat", triangles(6000, 1023), 6, 1152000, true},
 	} {
-		if got := walkEstimate(tt.gs, tt.l); got != tt.walks {
+		if got, _ := walkEstimate(tt.gs, tt.l); got != tt.walks {
 			t.Errorf("%s: walkEstimate = %v, want %v", tt.name, got, tt.walks)
 		}
 		k := &Walk{Length: tt.l, Threads: 2}
