@@ -95,8 +95,8 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 			g.threads = max(g.threads, r.Threads)
 			if r.Status == StatusOK {
 				g.times = append(g.times, r.Total)
-				if r.CPU > 0 && r.Wall > 0 {
-					g.cores = append(g.cores, r.CPU/r.Wall)
+				if c, ok := r.cores(); ok {
+					g.cores = append(g.cores, c)
 				}
 			} else if g.status == "" {
 				g.status = r.Status

@@ -89,6 +89,15 @@ type rowKey struct {
 
 func (r *Row) key() rowKey { return rowKey{r.Cell, r.Method, r.Rep} }
 
+// cores returns t_cpu/t_wall, the cores the run had, and whether its CPU
+// time is known.
+func (r *Row) cores() (float64, bool) {
+	if r.CPU > 0 && r.Wall > 0 {
+		return r.CPU / r.Wall, true
+	}
+	return 0, false
+}
+
 // fixedColumns returns the columns of cells.csv other than the grid
 // coordinates, which follow cell.
 func fixedColumns() []string {

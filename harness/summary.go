@@ -131,15 +131,14 @@ func summarize(axes, methods []string, rows []Row) [][]string {
 func coresMedian(rows []*Row) string {
 	var xs []float64
 	for _, r := range rows {
-		if r.CPU > 0 && r.Wall > 0 {
-			xs = append(xs, r.CPU/r.Wall)
+		if c, ok := r.cores(); ok {
+			xs = append(xs, c)
 		}
 	}
 	if len(xs) == 0 {
 		return ""
 	}
-	slices.Sort(xs)
-	return strconv.FormatFloat(sortedMedian(xs), 'f', 2, 64)
+	return strconv.FormatFloat(Median(xs), 'f', 2, 64)
 }
 
 // stats returns the mean, median and minimum of xs, which is not empty.
