@@ -565,16 +565,14 @@ func sortNetwork(s []uint64) {
 }
 
 // sigList holds signatures in order of first insertion in one flat
-// arena, and their hashes if asked to.
+// arena.
 type sigList struct {
 	bounds []int // signature e is keys[bounds[e]:bounds[e+1]]
 	keys   []uint64
-	hashes []uint64
 }
 
 // init sizes l for up to entries signatures of words words in all, so that
-// adding them never reallocates; a Stream's lists are sized for a graph
-// and grow (see NewStream).
+// adding them never reallocates.
 func (l *sigList) init(entries, words int) {
 	l.bounds = make([]int, 1, entries+1)
 	l.keys = make([]uint64, 0, words)
@@ -583,31 +581,14 @@ func (l *sigList) init(entries, words int) {
 func (l *sigList) reset() {
 	l.bounds = l.bounds[:1]
 	l.keys = l.keys[:0]
-	if l.hashes != nil {
-		l.hashes = l.hashes[:0]
-	}
 }
 
 func (l *sigList) len() int { return len(l.bounds) - 1 }
 
-// add appends sig, of hash h, doubling the arrays where they are full:
-// append grows a large slice by only a quarter, so a list that grows from
-// a small start, as a Stream's do, was copied several times over.
-func (l *sigList) add(sig []uint64, h uint64) {
-	if len(l.keys)+len(sig) > cap(l.keys) {
-		l.keys = slices.Grow(l.keys, max(len(sig), cap(l.keys)))
-	}
+// add appends sig.
+func (l *sigList) add(sig []uint64) {
 	l.keys = append(l.keys, sig...)
-	if len(l.bounds) == cap(l.bounds) {
-		l.bounds = slices.Grow(l.bounds, cap(l.bounds))
-	}
 	l.bounds = append(l.bounds, len(l.keys))
-	if l.hashes != nil {
-		if len(l.hashes) == cap(l.hashes) {
-			l.hashes = slices.Grow(l.hashes, cap(l.hashes))
-		}
-		l.hashes = append(l.hashes, h)
-	}
 }
 
 func (l *sigList) at(e int) []uint64 { return l.keys[l.bounds[e]:l.bounds[e+1]] }
@@ -639,19 +620,16 @@ func (t *sigIndex) reset(entries int) {
 }
 
 // intern returns the id of sig, of hash h, in l, adding it if it is new.
-// A table sized by reset for all of l's entries never grows; one sized for
-// fewer doubles as it fills.
+// t must have been reset for at least the entries l will hold: it does not
+// grow.
 func (t *sigIndex) intern(l *sigList, sig []uint64, h uint64) int32 {
-	if 2*(l.len()+1) > len(t.slots) {
-		t.grow(l)
-	}
 	tag := h &^ (1<<32 - 1)
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
 			id := int32(l.len())
-			l.add(sig, h)
+			l.add(sig)
 			t.slots[i] = tag | uint64(id+1)
 			return id
 		}
@@ -661,26 +639,6 @@ func (t *sigIndex) intern(l *sigList, sig []uint64, h uint64) int32 {
 		if e := int32(s) - 1; slices.Equal(l.at(int(e)), sig) {
 			return e
 		}
-	}
-}
-
-// grow doubles t's slots and puts l's entries back, by the hashes l
-// keeps, if it keeps them.
-func (t *sigIndex) grow(l *sigList) {
-	t.slots = make([]uint64, max(64, 2*len(t.slots)))
-	mask := uint64(len(t.slots) - 1)
-	for e := range l.len() {
-		var h uint64
-		if l.hashes != nil {
-			h = l.hashes[e]
-		} else {
-			h = hashUint64s(l.at(e))
-		}
-		i := h & mask
-		for t.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = h&^(1<<32-1) | uint64(e+1)
 	}
 }
 

@@ -24,6 +24,8 @@ type Stream struct {
 	// byDegree numbers the first iteration's colours where
 	// degreeColours holds, nil elsewhere.
 	byDegree *degreeNumbers
+	// total and words size the iterations' tables (see Step).
+	total, words int
 }
 
 // NewStream returns a Stream of h iterations over gs from start, with no
@@ -42,21 +44,7 @@ func NewStream(gs []*Graph, h int, start Start) *Stream {
 	s.iters = make([]wlWorker, h)
 	s.stepped = make([]int, h)
 	s.sigs = make([]sigList, h)
-	for i := range s.iters {
-		// Sized for the average graph, and grown: the colours of the
-		// first iterations are few, and the tables sized for every
-		// vertex, as Refine sizes its one, took MUTAG's refinement
-		// from 0.48 to 0.64 ms.
-		n := r.total/max(1, len(gs)) + 1
-		s.sigs[i].init(n, r.words/max(1, len(gs))+1)
-		// The tables grow by doubling, and keep their signatures'
-		// hashes, so that they are not hashed again at each doubling:
-		// with both, the stream refined ENZYMES from uniform colours in
-		// 2.5–2.8 ms where it took 2.9–3.2 (PROTEINS 6.0–6.4 ms against
-		// 6.7–6.9), and MUTAG as before.
-		s.sigs[i].hashes = make([]uint64, 0, n)
-		s.iters[i].index.reset(n)
-	}
+	s.total, s.words = r.total, r.words
 	return s
 }
 
@@ -95,6 +83,20 @@ func (s *Stream) Step(i, g int) {
 	if i == 1 && s.byDegree != nil {
 		s.byDegree.number(s.gs[g], s.colours[1][g])
 	} else {
+		if s.sigs[i-1].bounds == nil {
+			// An iteration's table is sized for every vertex, as
+			// Refine sizes its one, by the first step of the
+			// iteration, on the goroutine that runs it, beside the
+			// steps of the others. Sized for the average graph in
+			// NewStream and grown by doubling, GI's matrix on two
+			// threads took 2.20–2.22 ms on ENZYMES against
+			// 2.09–2.13 (medians of 200, five rounds by turns), and
+			// as long on MUTAG, PROTEINS and NCI1; sized for every
+			// vertex in NewStream, the caller zeroed the tables for
+			// 57 µs while the other worker had no graph to refine.
+			s.sigs[i-1].init(s.total, s.words)
+			s.iters[i-1].index.reset(s.total)
+		}
 		s.iters[i-1].number(&s.sigs[i-1], s.gs[g], s.colours[i-1][g], s.colours[i][g])
 	}
 	s.stepped[i-1]++

@@ -676,17 +676,16 @@ func (k *GraphInvariant) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int
 	// table of up to 32 bytes a vertex in slots, 8 in bounds and 8 a word
 	// of signature (a vertex and its neighbours), and a scratch signature
 	// grown by append. On threads > 1 the refinement is streamed instead
-	// (see giStream): it keeps such a table for every iteration, with
-	// each signature's hash, 8 bytes more, grown by doubling, so with up
-	// to as much again in the arrays it outgrew. That bounds RefineOn
-	// spread over threads, for graphs too many to stream: one shared
-	// table of the same slots, the signatures in blocks of the workers'
-	// own, a word more each, and 8 bytes a vertex to renumber them.
+	// (see giStream): it keeps such a table for every iteration. A table
+	// of 8 bytes a vertex more bounds RefineOn spread over threads, for
+	// graphs too many to stream: one shared table of the same slots, the
+	// signatures in blocks of the workers' own, a word more each, and 8
+	// bytes a vertex to renumber them.
 	threads := threadsOr(k.Threads)
 	prep := (h+1)*(4*v+24*int64(len(gs))) + 8*(h+2)
 	switch {
 	case h > 0 && threads > 1 && len(gs) > 1:
-		prep += h * (2*(56*v+8*adj) + 64*(deg+1) + 1024)
+		prep += h * (56*v + 8*adj + 64*(deg+1) + 1024)
 	case h > 0:
 		prep += 48*v + 8*adj + 64*(deg+1) + 1024
 	}
