@@ -24,7 +24,9 @@ type Stream struct {
 	// byDegree numbers the first iteration's colours where
 	// degreeColours holds, nil elsewhere.
 	byDegree *degreeNumbers
-	// total and words size the iterations' tables (see Step).
+	// begun[i-1] says that iteration i's table is prepared (see
+	// prepare); total and words size the tables.
+	begun        []bool
 	total, words int
 }
 
@@ -32,6 +34,12 @@ type Stream struct {
 // graph refined yet. It panics as Refine does if h is negative or start is
 // not a known Start.
 func NewStream(gs []*Graph, h int, start Start) *Stream {
+	return NewStreamWith(nil, gs, h, start)
+}
+
+// NewStreamWith is NewStream with the signature tables of t, if not nil,
+// which it takes over (see Stream.Tables).
+func NewStreamWith(t *StreamTables, gs []*Graph, h int, start Start) *Stream {
 	r := newRefiner(gs, h, start, Parallel{})
 	s := &Stream{gs: gs, colours: make([][][]int32, h+1)}
 	s.colours[0] = r.startColours()
@@ -41,11 +49,59 @@ func NewStream(gs []*Graph, h int, start Start) *Stream {
 	if r.byDegree && h > 0 {
 		s.byDegree = &degreeNumbers{}
 	}
-	s.iters = make([]wlWorker, h)
 	s.stepped = make([]int, h)
-	s.sigs = make([]sigList, h)
+	s.begun = make([]bool, h)
 	s.total, s.words = r.total, r.words
+	if t == nil {
+		t = &StreamTables{}
+	}
+	for len(t.sigs) < h {
+		t.sigs = append(t.sigs, sigList{})
+		t.iters = append(t.iters, wlWorker{})
+	}
+	s.sigs, s.iters = t.sigs[:h], t.iters[:h]
 	return s
+}
+
+// StreamTables are the signature tables of a Stream, one an iteration,
+// which a later Stream can take over rather than allocate its own (see
+// NewStreamWith).
+type StreamTables struct {
+	sigs  []sigList
+	iters []wlWorker
+}
+
+// Tables returns the tables of s, which must not step again, for a later
+// Stream to take over.
+func (s *Stream) Tables() *StreamTables {
+	t := &StreamTables{sigs: s.sigs, iters: s.iters}
+	s.sigs, s.iters = nil, nil
+	return t
+}
+
+// Bytes returns the bytes of the arrays of t's tables.
+func (t *StreamTables) Bytes() int64 {
+	if t == nil {
+		return 0
+	}
+	var n int
+	for i := range t.sigs {
+		n += 8 * (cap(t.sigs[i].bounds) + cap(t.sigs[i].keys) + cap(t.iters[i].index.slots) + cap(t.iters[i].sig))
+	}
+	return int64(n)
+}
+
+// prepare empties the table of iteration i for its first step, sized for
+// every vertex, as Refine sizes its one, in the arrays it has where they
+// are large enough.
+func (s *Stream) prepare(i int) {
+	l := &s.sigs[i-1]
+	if cap(l.bounds) > s.total && cap(l.keys) >= s.words {
+		l.reset()
+	} else {
+		l.init(s.total, s.words)
+	}
+	s.iters[i-1].index.reset(s.total)
 }
 
 // Colours returns the colours of every graph, colours[i][g][v] as Refine
@@ -83,19 +139,19 @@ func (s *Stream) Step(i, g int) {
 	if i == 1 && s.byDegree != nil {
 		s.byDegree.number(s.gs[g], s.colours[1][g])
 	} else {
-		if s.sigs[i-1].bounds == nil {
-			// An iteration's table is sized for every vertex, as
-			// Refine sizes its one, by the first step of the
-			// iteration, on the goroutine that runs it, beside the
-			// steps of the others. Sized for the average graph in
-			// NewStream and grown by doubling, GI's matrix on two
-			// threads took 2.20–2.22 ms on ENZYMES against
-			// 2.09–2.13 (medians of 200, five rounds by turns), and
-			// as long on MUTAG, PROTEINS and NCI1; sized for every
-			// vertex in NewStream, the caller zeroed the tables for
-			// 57 µs while the other worker had no graph to refine.
-			s.sigs[i-1].init(s.total, s.words)
-			s.iters[i-1].index.reset(s.total)
+		if !s.begun[i-1] {
+			// An iteration's table is prepared by the first step
+			// of the iteration, on the goroutine that runs it,
+			// beside the steps of the others. Sized for the
+			// average graph in NewStream and grown by doubling,
+			// GI's matrix on two threads took 2.20–2.22 ms on
+			// ENZYMES against 2.09–2.13 (medians of 200, five
+			// rounds by turns), and as long on MUTAG, PROTEINS and
+			// NCI1; sized for every vertex in NewStream, the caller
+			// zeroed the tables for 57 µs while the other worker
+			// had no graph to refine.
+			s.prepare(i)
+			s.begun[i-1] = true
 		}
 		s.iters[i-1].number(&s.sigs[i-1], s.gs[g], s.colours[i-1][g], s.colours[i][g])
 	}
@@ -106,8 +162,11 @@ func (s *Stream) Step(i, g int) {
 // refined so far: once every graph is refined, the number Refine's
 // colours[i] has.
 func (s *Stream) Count(i int) int {
-	if i == 1 && s.byDegree != nil {
+	switch {
+	case i == 1 && s.byDegree != nil:
 		return s.byDegree.count
+	case !s.begun[i-1]:
+		return 0 // the table may hold an earlier Stream's signatures
 	}
 	return s.sigs[i-1].len()
 }

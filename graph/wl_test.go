@@ -746,6 +746,65 @@ func TestStream(t *testing.T) {
 	}
 }
 
+// TestStreamTables checks that a Stream that takes over the tables of
+// earlier ones (NewStreamWith), of more and fewer graphs, vertices and
+// iterations, some stopped halfway, refines as Refine does, and that the
+// tables it hands on hold their arrays.
+func TestStreamTables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	big := randomGraphs(rng, 120, 30, 8, 3, 2)
+	small := randomGraphs(rng, 20, 10, 3, 2, 1)
+	runs := []struct {
+		gs    []*Graph
+		h     int
+		start Start
+		stop  int // graphs refined before the tables are handed on, -1 for all
+	}{
+		{small, 2, FromLabels, -1},
+		{big, 3, FromLabels, -1},
+		{small, 1, Uniform, -1},
+		{big, 4, Uniform, 7},
+		{big, 4, FromLabels, -1},
+		{small, 3, Uniform, -1},
+		{nil, 2, Uniform, -1},
+	}
+	var tables *StreamTables
+	for r, run := range runs {
+		want := Refine(run.gs, run.h, run.start)
+		s := NewStreamWith(tables, run.gs, run.h, run.start)
+		for i := 0; run.stop < 0 || i < run.stop; i++ {
+			if s.Next() < 0 {
+				break
+			}
+		}
+		if run.stop < 0 {
+			if !reflect.DeepEqual(s.Colours(), want) {
+				t.Fatalf("run %d: colours differ from Refine", r)
+			}
+			for i := 1; i <= run.h; i++ {
+				if wantK := countColours(want[i]); s.Count(i) != wantK {
+					t.Errorf("run %d: iteration %d has %d colours, want %d", r, i, s.Count(i), wantK)
+				}
+			}
+		}
+		tables = s.Tables()
+		if r == 1 && tables.Bytes() == 0 {
+			t.Errorf("run %d: the tables handed on hold no arrays", r)
+		}
+	}
+}
+
+// countColours returns the number of distinct colours of cols.
+func countColours(cols [][]int32) int {
+	seen := map[int32]bool{}
+	for _, c := range cols {
+		for _, x := range c {
+			seen[x] = true
+		}
+	}
+	return len(seen)
+}
+
 // TestStreamStep checks that the iterations of a Stream, stepped as the
 // stages of a pipeline, one goroutine an iteration, each waiting for the
 // one before, give Refine's colours and counts, from labels and from

@@ -3,12 +3,15 @@ package kernels
 import (
 	"context"
 	"sync"
+
+	"github.com/gkbench/gkbench/graph"
 )
 
 // A Workspace keeps the large buffers of a Gram matrix for the next one
 // computed under the same context: the interners' tables, the
 // accumulators, the per-vertex vectors and the feature vectors of the
-// walk kernel's explicit map, and the posting lists of its dot products.
+// walk kernel's explicit map, and the posting lists of its dot products;
+// the signature tables of GI's streamed refinement (see giStream).
 // Attach one to a context with WithWorkspace; without one, every Gram
 // matrix allocates its buffers anew.
 //
@@ -31,6 +34,7 @@ import (
 type Workspace struct {
 	mu   sync.Mutex
 	walk *walkBufs // nil while lent
+	gi   *graph.StreamTables
 }
 
 // NewWorkspace returns an empty Workspace.
@@ -57,7 +61,7 @@ func (w *Workspace) Bytes() int64 {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.walk.bytes()
+	return w.walk.bytes() + w.gi.Bytes()
 }
 
 // Release drops the buffers w holds, for the collector to take.
@@ -66,8 +70,36 @@ func (w *Workspace) Release() {
 		return
 	}
 	w.mu.Lock()
-	w.walk = nil
+	w.walk, w.gi = nil, nil
 	w.mu.Unlock()
+}
+
+// takeStreamTables lends the tables of GI's streamed refinement of ctx's
+// Workspace, nil where it has none to lend.
+func takeStreamTables(ctx context.Context) *graph.StreamTables {
+	w := workspaceFrom(ctx)
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t := w.gi
+	w.gi = nil
+	return t
+}
+
+// giveStreamTables keeps t in ctx's Workspace, if any, unless it holds
+// larger ones.
+func giveStreamTables(ctx context.Context, t *graph.StreamTables) {
+	w := workspaceFrom(ctx)
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.gi == nil || w.gi.Bytes() < t.Bytes() {
+		w.gi = t
+	}
 }
 
 // takeWalk lends the walk kernel's buffers of ctx's Workspace, or, with

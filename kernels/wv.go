@@ -388,6 +388,9 @@ func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) 
 	}
 	rep.TPrep = time.Since(t)
 	K, err := gramWV(ctx, "gi", gs, m, w, &k.Attr, threads, ahead, rep)
+	if s, ok := w.(*giStream); ok && err == nil {
+		giveStreamTables(ctx, s.st.Tables())
+	}
 	return K, rep, err
 }
 
@@ -411,7 +414,7 @@ func (k *GraphInvariant) weights(ctx context.Context, gs []*graph.Graph, threads
 		return gs, later, nil
 	}
 	if stream {
-		if w, ok := newGIStream(gs, k.H); ok {
+		if w, ok := newGIStream(ctx, gs, k.H); ok {
 			return gs, w, nil
 		}
 	}
@@ -552,8 +555,10 @@ func giStageOwner(i, h, workers int) int {
 }
 
 // newGIStream returns the streamed weights of h iterations over gs, or
-// false if their ids would not fit in 32 bits.
-func newGIStream(gs []*graph.Graph, h int) (*giStream, bool) {
+// false if their ids would not fit in 32 bits. The stream takes over the
+// signature tables of ctx's Workspace, if it has them, rather than
+// allocate its own.
+func newGIStream(ctx context.Context, gs []*graph.Graph, h int) (*giStream, bool) {
 	n := 0
 	for _, g := range gs {
 		n += g.N()
@@ -562,7 +567,7 @@ func newGIStream(gs []*graph.Graph, h int) (*giStream, bool) {
 	if shift+bits.Len(uint(h)) > 32 {
 		return nil, false
 	}
-	st := graph.NewStream(gs, h, graph.Uniform)
+	st := graph.NewStreamWith(takeStreamTables(ctx), gs, h, graph.Uniform)
 	w := &giStream{giWeights: giWeights{colours: st.Colours(), offset: make([]int, h+2)}, st: st, shift: shift, stages: make([]giStage, h)}
 	for i := range w.offset {
 		w.offset[i] = i << shift

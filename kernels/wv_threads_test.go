@@ -313,7 +313,7 @@ func TestGIColumnsSameVectors(t *testing.T) {
 		got, gotDim := vecsOf(refined, 1)
 		check("refined", got, gotDim)
 		for threads := 1; threads <= 3; threads++ {
-			st, ok := newGIStream(gs, k.H)
+			st, ok := newGIStream(ctx, gs, k.H)
 			if !ok {
 				t.Fatalf("%s: no stream", tc.name)
 			}
@@ -333,7 +333,7 @@ func TestGIColumnsSameVectors(t *testing.T) {
 func TestGIStreamLoad(t *testing.T) {
 	gs := graphtest.Dataset(t, "MUTAG").Graphs
 	want := graph.Refine(gs, 3, graph.Uniform)
-	w, ok := newGIStream(gs, 3)
+	w, ok := newGIStream(context.Background(), gs, 3)
 	if !ok {
 		t.Fatal("MUTAG's colours do not fit")
 	}
