@@ -29,15 +29,19 @@ type Change struct {
 	P float64
 	// Kind is "regression", "improvement", "unchanged" (not significant
 	// or below the threshold), "status" (ok before, not ok now: a
-	// regression), "fixed" (not ok before, ok now), or "fewer-cores": a
+	// regression), "fixed" (not ok before, ok now), "fewer-cores": a
 	// regression of a cell on more than one thread whose new runs had
-	// less than fewerCores of the cores the old ones had, which the
-	// machine explains and the code need not (see CoresOld).
+	// less than fewerCores of the cores the old ones had, or "far-cores":
+	// one whose new runs found a round trip between cores at least
+	// farCores times as long as the old runs did. The machine explains
+	// those two, and the code need not (see CoresOld and C2COld).
 	Kind string
 	// CoresOld and CoresNew are the medians of t_cpu/t_wall over the ok
-	// runs that know their CPU time, 0 where none does; Threads is the
-	// most threads a run of the cell had.
+	// runs that know their CPU time, 0 where none does; C2COld and
+	// C2CNew the medians of t_c2c, in seconds, over those that know it;
+	// Threads is the most threads a run of the cell had.
 	CoresOld, CoresNew float64
+	C2COld, C2CNew     float64
 	Threads            int
 	// OldStatus and NewStatus are set for status changes.
 	OldStatus, NewStatus string
@@ -76,9 +80,9 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 	}
 	type key struct{ cell, method string }
 	type group struct {
-		times, cores []float64
-		threads      int
-		status       string // first not-ok status, if no run is ok
+		times, cores, c2c []float64
+		threads           int
+		status            string // first not-ok status, if no run is ok
 	}
 	collect := func(rows []Row) (map[key]*group, []key) {
 		m := map[key]*group{}
@@ -97,6 +101,9 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 				g.times = append(g.times, r.Total)
 				if c, ok := r.cores(); ok {
 					g.cores = append(g.cores, c)
+				}
+				if r.C2C > 0 {
+					g.c2c = append(g.c2c, r.C2C)
 				}
 			} else if g.status == "" {
 				g.status = r.Status
@@ -123,6 +130,9 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 		if len(o.cores) > 0 && len(n.cores) > 0 {
 			ch.CoresOld, ch.CoresNew = Median(o.cores), Median(n.cores)
 		}
+		if len(o.c2c) > 0 && len(n.c2c) > 0 {
+			ch.C2COld, ch.C2CNew = Median(o.c2c), Median(n.c2c)
+		}
 		switch {
 		case len(o.times) > 0 && len(n.times) == 0:
 			ch.Kind, ch.OldStatus, ch.NewStatus = "status", StatusOK, n.status
@@ -143,8 +153,13 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 					ch.Kind = "improvement"
 				}
 			}
-			if ch.Kind == "regression" && ch.Threads > 1 && ch.CoresNew > 0 && ch.CoresNew < fewerCores*ch.CoresOld {
-				ch.Kind = "fewer-cores"
+			if ch.Kind == "regression" && ch.Threads > 1 {
+				switch {
+				case ch.CoresNew > 0 && ch.CoresNew < fewerCores*ch.CoresOld:
+					ch.Kind = "fewer-cores"
+				case ch.C2COld > 0 && ch.C2CNew >= farCores*ch.C2COld:
+					ch.Kind = "far-cores"
+				}
 			}
 		}
 		c.Changes = append(c.Changes, ch)
@@ -157,6 +172,12 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 // 2, where the machine's scheduler put the threads of some runs on one
 // core.
 const fewerCores = 0.75
+
+// farCores is how many times as long as the old runs' the new runs' round
+// trip between cores is, at least, where their cores were far apart (see
+// Change.Kind): on the 2-vCPU VM of issue 9, 400 ns where its host puts the
+// vCPUs apart, against 80.
+const farCores = 2
 
 // MannWhitney returns the two-sided p-value of the Mann-Whitney U test of
 // samples x and y. Without ties and for small samples it uses the exact
@@ -270,6 +291,9 @@ func (ch Change) String() string {
 		ch.Kind, ch.Cell, ch.Method, ch.Old, ch.New, 100*(ch.Ratio-1), ch.P, ch.NOld, ch.NNew)
 	if ch.Threads > 1 && ch.CoresOld > 0 {
 		s += fmt.Sprintf(", cores %.2f -> %.2f", ch.CoresOld, ch.CoresNew)
+	}
+	if ch.Threads > 1 && ch.C2COld > 0 {
+		s += fmt.Sprintf(", c2c %.0fns -> %.0fns", 1e9*ch.C2COld, 1e9*ch.C2CNew)
 	}
 	return s + ")"
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -84,33 +85,41 @@ func TestCompare(t *testing.T) {
 }
 
 // TestCompareFewerCores checks that a cell on two threads that got slower
-// while its runs had fewer cores (t_cpu/t_wall) is told apart from a
-// regression, and that one on a single thread, or with the cores it had,
-// is not.
+// while its runs had fewer cores (t_cpu/t_wall), or found the round trip
+// between cores (t_c2c) at least twice as long, is told apart from a
+// regression, and that one on a single thread, with the cores it had, or
+// with a round trip that grew less or was not known before, is not; fewer
+// cores take precedence.
 func TestCompareFewerCores(t *testing.T) {
 	// rows are 5 runs of one cell with total time total·(1 + i/100),
-	// on threads threads, each with cores·t_wall of CPU time.
-	rows := func(total, cores float64, threads int) []Row {
+	// on threads threads, each with cores·t_wall of CPU time and a round
+	// trip of c2c ns.
+	rows := func(total, cores float64, threads int, c2c float64) []Row {
 		var rs []Row
 		for i := range 5 {
 			x := total * (1 + float64(i)/100)
 			rs = append(rs, Row{Cell: "c", Method: "explicit", Rep: i + 1, Status: StatusOK, Threads: threads,
-				Total: x, Wall: x, CPU: cores * x})
+				Total: x, Wall: x, CPU: cores * x, C2C: c2c * 1e-9})
 		}
 		return rs
 	}
 	tests := []struct {
-		name string
-		old  []Row
-		new  []Row
-		want string
+		name     string
+		old, new []Row
+		want     string
 	}{
 		// 5 and 5 separated, p = 2/252, 1.5× slower: 1.0 of 2.0 cores.
-		{"one core of two", rows(1, 2, 2), rows(1.5, 1, 2), "fewer-cores"},
-		{"cores as before", rows(1, 2, 2), rows(1.5, 1.9, 2), "regression"},
-		{"one thread", rows(1, 1, 1), rows(1.5, 0.5, 1), "regression"},
+		{"one core of two", rows(1, 2, 2, 0), rows(1.5, 1, 2, 0), "fewer-cores"},
+		{"cores as before", rows(1, 2, 2, 0), rows(1.5, 1.9, 2, 0), "regression"},
+		{"one thread", rows(1, 1, 1, 0), rows(1.5, 0.5, 1, 0), "regression"},
 		// Rows written before t_cpu know no cores.
-		{"cores unknown", rows(1, 0, 2), rows(1.5, 0, 2), "regression"},
+		{"cores unknown", rows(1, 0, 2, 0), rows(1.5, 0, 2, 0), "regression"},
+		{"400 ns against 80", rows(1, 2, 2, 80), rows(1.5, 2, 2, 400), "far-cores"},
+		{"twice as long", rows(1, 2, 2, 100), rows(1.5, 2, 2, 200), "far-cores"},
+		{"1.5 times as long", rows(1, 2, 2, 100), rows(1.5, 2, 2, 150), "regression"},
+		{"round trip unknown before", rows(1, 2, 2, 0), rows(1.5, 2, 2, 400), "regression"},
+		{"far and one core", rows(1, 2, 2, 80), rows(1.5, 1, 2, 400), "fewer-cores"},
+		{"faster", rows(1.5, 2, 2, 400), rows(1, 2, 2, 80), "improvement"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,6 +129,9 @@ func TestCompareFewerCores(t *testing.T) {
 			}
 			if regs := c.Regressions(); (len(regs) == 1) != (tt.want == "regression") {
 				t.Errorf("regressions %v", regs)
+			}
+			if tt.want == "far-cores" && !strings.Contains(c.Changes[0].String(), "c2c ") {
+				t.Errorf("%q does not give the round trips", c.Changes[0])
 			}
 		})
 	}

@@ -168,6 +168,15 @@
 //	                  kernels' spinning helpers yield every few hundred
 //	                  nanoseconds (see kernels.Crew), so their time is
 //	                  counted when the run returns.
+//	t_c2c             runs on more than one thread: the round trip of a
+//	                  cache line between two threads, measured just before
+//	                  the run (kernels.CoreLatency), 0 where it is not
+//	                  known and for one thread. About 80 ns on the 2-vCPU
+//	                  VM of issue 9 where its host puts the vCPUs near
+//	                  each other, 400 in stretches of minutes where it puts
+//	                  them apart, which slows the parallel kernels, whose
+//	                  threads hand work to each other, but not a spinning
+//	                  loop or t_cpu/t_wall (see summary.csv's c2c_median_ns).
 //
 // Phase and cost columns the kernel does not report are 0. For timeout and
 // oom rows t_total and t_wall hold the time until the run stopped.
@@ -191,9 +200,11 @@
 // status); for each of t_total, t_prep, t_phi, t_dot, t_wdpg and t_walks
 // the columns _mean, _median and _min over the ok rows (empty when there is
 // none); the cost columns feature_nnz to comparisons of the first ok row (they
-// do not vary between repetitions); peak_heap_max_bytes over all rows; and
+// do not vary between repetitions); peak_heap_max_bytes over all rows;
 // cores_median, the median of t_cpu/t_wall over the ok rows that know
-// their CPU time (empty where none does), with two decimals.
+// their CPU time (empty where none does), with two decimals; and
+// c2c_median_ns, the median of t_c2c over the ok rows that know it, in
+// whole nanoseconds (empty where none does).
 //
 // # Limits
 //

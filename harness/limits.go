@@ -128,6 +128,10 @@ type outcome struct {
 	// cpu is the CPU time of the whole process during the run, 0 where
 	// it is not known (see kernels.ProcessCPU).
 	cpu time.Duration
+	// c2c is the round trip of a cache line between two threads just
+	// before a run on more than one, 0 for one thread or where it is not
+	// known (see kernels.CoreLatency).
+	c2c time.Duration
 	// estimate is the kernel's memory estimate when it was refused
 	// before running because the estimate exceeded the limit.
 	estimate int64
@@ -218,6 +222,11 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 		}
 	}
 	out := outcome{heapBase: uint64(base - kept)}
+	if threads > 1 {
+		// Before the helpers are woken, which would take the second
+		// core from the probe.
+		out.c2c, _ = kernels.CoreLatency()
+	}
 	// The helpers of a run on more threads are woken before the clock
 	// starts, not by the run's first parallel loop (see kernels.Warm).
 	if err := kernels.Warm(ctx, threads); err != nil {

@@ -564,6 +564,7 @@ func (cr *cellRun) next(ctx context.Context, mr *methodRun) (bool, error) {
 	}
 	r.Ran, r.Switched, r.Probe = string(o.ran), o.switched, o.probe.Seconds()
 	r.CPU = o.cpu.Seconds()
+	r.C2C = o.c2c.Seconds()
 	if o.note != "" {
 		r.Note = joinNotes(r.Note, o.note)
 	}

@@ -1017,19 +1017,58 @@ func TestCPUColumn(t *testing.T) {
 	}
 }
 
-// TestCoresMedian checks summary.csv's cores_median: the median of
-// t_cpu/t_wall over the rows that know their CPU time, worked out by hand.
+// TestC2CColumn checks that a run on two threads records the round trip
+// between cores measured before it, and a run on one thread none.
+func TestC2CColumn(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one thread at a time")
+	}
+	gs := []*graph.Graph{graphtest.Random(rand.New(rand.NewPCG(1, 2)), 3, 0.5, 1, 1)}
+	k := newFakeKernels(func(context.Context, kernels.Method) error { return nil })
+	kern, _ := k.New("fake", nil)
+	for _, threads := range []int{1, 2} {
+		// The probe gives up where the second thread finds no core of
+		// its own, as where go test runs another package's tests beside
+		// this one: one run in 10 s must measure.
+		var out outcome
+		for start := time.Now(); ; {
+			out = runOnce(context.Background(), kern, gs, kernels.Explicit, Limits{}, threads, heapSampling{}, nil, runBufs{})
+			if threads == 1 || out.c2c > 0 || time.Since(start) > 10*time.Second {
+				break
+			}
+		}
+		if out.status != StatusOK {
+			t.Fatalf("%d threads: status %q", threads, out.status)
+		}
+		// A round trip takes tens to hundreds of nanoseconds: more
+		// than 10 ns, under 100 µs even on a loaded machine.
+		if known := out.c2c > 0; known != (threads > 1) || known && (out.c2c < 10*time.Nanosecond || out.c2c > 100*time.Microsecond) {
+			t.Errorf("%d threads: c2c %v", threads, out.c2c)
+		}
+	}
+}
+
+// TestCoresMedian checks summary.csv's cores_median, the median of
+// t_cpu/t_wall over the rows that know their CPU time, and c2c_median_ns,
+// the median of t_c2c in nanoseconds over the rows that know it, worked
+// out by hand.
 func TestCoresMedian(t *testing.T) {
 	tests := []struct {
-		name string
-		rows []Row
-		want string
+		name   string
+		median func([]*Row) string
+		rows   []Row
+		want   string
 	}{
-		{"none", nil, ""},
-		{"unknown", []Row{{Wall: 1}, {Wall: 2}}, ""},
-		{"odd", []Row{{Wall: 1, CPU: 2}, {Wall: 2, CPU: 2}, {Wall: 4, CPU: 7}}, "1.75"},
+		{"cores/none", coresMedian, nil, ""},
+		{"cores/unknown", coresMedian, []Row{{Wall: 1}, {Wall: 2}}, ""},
+		{"cores/odd", coresMedian, []Row{{Wall: 1, CPU: 2}, {Wall: 2, CPU: 2}, {Wall: 4, CPU: 7}}, "1.75"},
 		// (1.9 + 1.1)/2; the row without CPU time is left out.
-		{"even", []Row{{Wall: 1, CPU: 1.9}, {Wall: 1, CPU: 1.1}, {Wall: 3}}, "1.50"},
+		{"cores/even", coresMedian, []Row{{Wall: 1, CPU: 1.9}, {Wall: 1, CPU: 1.1}, {Wall: 3}}, "1.50"},
+		{"c2c/none", c2cMedian, nil, ""},
+		{"c2c/unknown", c2cMedian, []Row{{Wall: 1}, {Wall: 2}}, ""},
+		{"c2c/odd", c2cMedian, []Row{{C2C: 80e-9}, {C2C: 400e-9}, {C2C: 90e-9}}, "90"},
+		// (80 + 104)/2; the row without it is left out.
+		{"c2c/even", c2cMedian, []Row{{C2C: 80e-9}, {C2C: 104e-9}, {Wall: 1}}, "92"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1037,8 +1076,8 @@ func TestCoresMedian(t *testing.T) {
 			for i := range tt.rows {
 				rs = append(rs, &tt.rows[i])
 			}
-			if got := coresMedian(rs); got != tt.want {
-				t.Errorf("coresMedian = %q, want %q", got, tt.want)
+			if got := tt.median(rs); got != tt.want {
+				t.Errorf("median = %q, want %q", got, tt.want)
 			}
 		})
 	}

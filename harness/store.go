@@ -70,6 +70,11 @@ type Row struct {
 	// CPU is the process's CPU time during the run (0 where it is not
 	// known, and in rows written before it).
 	CPU float64 `json:"t_cpu"`
+	// C2C is the round trip of a cache line between two threads, in
+	// seconds, measured just before a run on more than one thread (see
+	// kernels.CoreLatency); 0 for one thread, where it is not known, and
+	// in rows written before it.
+	C2C float64 `json:"t_c2c"`
 }
 
 // The statuses of a row, besides "error: ..." for failures.
@@ -104,7 +109,7 @@ func fixedColumns() []string {
 	return []string{"cell_index", "cell", "data", "graphs", "kernel", "params", "method", "rep", "threads",
 		"status", "note", "t_total", "t_wall", "t_prep", "t_phi", "t_dot", "t_wdpg", "t_walks",
 		"feature_nnz", "max_feature_nnz", "features", "product_vertices", "product_edges", "pairs", "comparisons",
-		"heap_base_bytes", "peak_heap_bytes", "started", "host", "ran", "switched", "t_probe", "t_cpu"}
+		"heap_base_bytes", "peak_heap_bytes", "started", "host", "ran", "switched", "t_probe", "t_cpu", "t_c2c"}
 }
 
 // csvHeader returns the header of cells.csv for the given axes.
@@ -131,7 +136,7 @@ func (r *Row) csvRecord(axes []string) []string {
 		i64(r.ProductEdges), i64(r.Pairs), i64(r.Comparisons),
 		strconv.FormatUint(r.HeapBase, 10), strconv.FormatUint(r.PeakHeap, 10),
 		r.Started.UTC().Format(time.RFC3339Nano), r.Host, r.Ran, strconv.FormatBool(r.Switched), fmtFloat(r.Probe),
-		fmtFloat(r.CPU))
+		fmtFloat(r.CPU), fmtFloat(r.C2C))
 }
 
 // Meta is meta.json: what produced a results folder.

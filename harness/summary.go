@@ -34,7 +34,7 @@ func summaryHeader(axes []string) []string {
 		h = append(h, m.name+"_mean", m.name+"_median", m.name+"_min")
 	}
 	return append(h, "feature_nnz", "max_feature_nnz", "features", "product_vertices", "product_edges",
-		"pairs", "comparisons", "peak_heap_max_bytes", "cores_median")
+		"pairs", "comparisons", "peak_heap_max_bytes", "cores_median", "c2c_median_ns")
 }
 
 // summarize groups rows by cell and method, in cell order and the given
@@ -120,7 +120,7 @@ func summarize(axes, methods []string, rows []Row) [][]string {
 		} else {
 			rec = append(rec, "", "", "", "", "", "", "")
 		}
-		rec = append(rec, strconv.FormatUint(peak, 10), coresMedian(ok))
+		rec = append(rec, strconv.FormatUint(peak, 10), coresMedian(ok), c2cMedian(ok))
 		out = append(out, rec)
 	}
 	return out
@@ -139,6 +139,21 @@ func coresMedian(rows []*Row) string {
 		return ""
 	}
 	return strconv.FormatFloat(Median(xs), 'f', 2, 64)
+}
+
+// c2cMedian returns the median of t_c2c over the rows that know it, in
+// whole nanoseconds, or "" where none does.
+func c2cMedian(rows []*Row) string {
+	var xs []float64
+	for _, r := range rows {
+		if r.C2C > 0 {
+			xs = append(xs, r.C2C)
+		}
+	}
+	if len(xs) == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(Median(xs)*1e9, 'f', 0, 64)
 }
 
 // stats returns the mean, median and minimum of xs, which is not empty.

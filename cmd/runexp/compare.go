@@ -44,9 +44,9 @@ func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 			fmt.Fprintln(stdout, ch)
 		}
 	}
-	fmt.Fprintf(stdout, "%d cell methods compared: %d regressions, %d newly failing, %d improvements, %d fixed, %d unchanged, %d slower with fewer cores; %d only in %s, %d only in %s\n",
+	fmt.Fprintf(stdout, "%d cell methods compared: %d regressions, %d newly failing, %d improvements, %d fixed, %d unchanged, %d slower with fewer cores, %d slower with cores far apart; %d only in %s, %d only in %s\n",
 		len(c.Changes), counts["regression"], counts["status"], counts["improvement"], counts["fixed"], counts["unchanged"],
-		counts["fewer-cores"], c.OnlyOld, dirs[0], c.OnlyNew, dirs[1])
+		counts["fewer-cores"], counts["far-cores"], c.OnlyOld, dirs[0], c.OnlyNew, dirs[1])
 	if n := len(c.Regressions()); n > 0 {
 		return fmt.Errorf("%d significant regressions (p < %g, slower by more than %g%%)", n, *alpha, 100**threshold)
 	}
