@@ -90,6 +90,14 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if s, ok := params.p["threads"]; ok {
 		threads, _ = strconv.Atoi(s) // kernels.New has checked it
 	}
+	// The round trip between the cores, as run records it (harness's
+	// t_c2c), before the helpers take the second core.
+	c2c := ""
+	if threads > 1 {
+		if d, ok := kernels.CoreLatency(); ok {
+			c2c = fmt.Sprintf(" c2c=%dns", d.Nanoseconds())
+		}
+	}
 	if err := kernels.Warm(ctx, threads); err != nil {
 		return err
 	}
@@ -120,7 +128,7 @@ func cmdGram(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if cpuKnown && wall > 0 {
 		cores = fmt.Sprintf(" cores=%.2f", (cpu1-cpu0).Seconds()/wall.Seconds())
 	}
-	fmt.Fprintf(stderr, "gram: %s n=%d kernel=%s wall=%v%s %v\n", ds.Name, ds.Len(), *kname, wall, cores, rep)
+	fmt.Fprintf(stderr, "gram: %s n=%d kernel=%s wall=%v%s%s %v\n", ds.Name, ds.Len(), *kname, wall, cores, c2c, rep)
 	if *out == "" {
 		w := bufio.NewWriter(stdout)
 		writeMatrix(w, K)

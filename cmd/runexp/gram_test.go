@@ -5,9 +5,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gkbench/gkbench/graph/graphtest"
 )
@@ -91,8 +93,8 @@ func TestSynthStatsGram(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("gram %s: exit %d: %s", m, code, stderr)
 		}
-		if !strings.Contains(stderr, "method="+m) || !strings.Contains(stderr, " cores=") {
-			t.Errorf("gram %s: no timings or cores on stderr: %q", m, stderr)
+		if !strings.Contains(stderr, "method="+m) || !strings.Contains(stderr, " cores=") || strings.Contains(stderr, " c2c=") {
+			t.Errorf("gram %s: no timings or cores, or a round trip on one thread, on stderr: %q", m, stderr)
 		}
 		data, err := os.ReadFile(out)
 		if err != nil {
@@ -102,6 +104,25 @@ func TestSynthStatsGram(t *testing.T) {
 	}
 	if mats[0] != mats[1] {
 		t.Errorf("explicit and implicit matrices differ")
+	}
+	// On two threads, the same matrix, and the round trip between the
+	// cores before the call, where the second thread gets a core of its
+	// own: within 10 s where another package's tests hold one.
+	if runtime.GOMAXPROCS(0) > 1 {
+		var stderr string
+		for start := time.Now(); !strings.Contains(stderr, " c2c=") && time.Since(start) < 10*time.Second; {
+			var code int
+			code, _, stderr = runCmd(t, "gram", "-data", a, "-kernel", "walk", "-p", "length=3", "-p", "threads=2", "-subset", "12", "-seed", "3", "-o", filepath.Join(dir, "two.txt"))
+			if code != 0 {
+				t.Fatalf("gram on two threads: exit %d: %s", code, stderr)
+			}
+		}
+		if !strings.Contains(stderr, " c2c=") {
+			t.Errorf("gram on two threads: no round trip on stderr: %q", stderr)
+		}
+		if data, err := os.ReadFile(filepath.Join(dir, "two.txt")); err != nil || string(data) != mats[0] {
+			t.Errorf("gram on two threads: the matrix differs from one thread's (%v)", err)
+		}
 	}
 	// auto picks one of the two methods, says why, and so writes the same
 	// matrix.
