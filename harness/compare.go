@@ -102,8 +102,8 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 				if c, ok := r.cores(); ok {
 					g.cores = append(g.cores, c)
 				}
-				if r.C2C > 0 {
-					g.c2c = append(g.c2c, r.C2C)
+				if c, ok := r.c2c(); ok {
+					g.c2c = append(g.c2c, c)
 				}
 			} else if g.status == "" {
 				g.status = r.Status

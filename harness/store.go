@@ -103,6 +103,10 @@ func (r *Row) cores() (float64, bool) {
 	return 0, false
 }
 
+// c2c returns t_c2c, the round trip between the cores before the run, and
+// whether it is known.
+func (r *Row) c2c() (float64, bool) { return r.C2C, r.C2C > 0 }
+
 // fixedColumns returns the columns of cells.csv other than the grid
 // coordinates, which follow cell.
 func fixedColumns() []string {

@@ -129,31 +129,36 @@ func summarize(axes, methods []string, rows []Row) [][]string {
 // coresMedian returns the median of t_cpu/t_wall over the rows whose CPU
 // time is known, or "" where none is.
 func coresMedian(rows []*Row) string {
-	var xs []float64
-	for _, r := range rows {
-		if c, ok := r.cores(); ok {
-			xs = append(xs, c)
-		}
-	}
-	if len(xs) == 0 {
+	m, ok := medianOf(rows, (*Row).cores)
+	if !ok {
 		return ""
 	}
-	return strconv.FormatFloat(Median(xs), 'f', 2, 64)
+	return strconv.FormatFloat(m, 'f', 2, 64)
 }
 
 // c2cMedian returns the median of t_c2c over the rows that know it, in
 // whole nanoseconds, or "" where none does.
 func c2cMedian(rows []*Row) string {
+	m, ok := medianOf(rows, (*Row).c2c)
+	if !ok {
+		return ""
+	}
+	return strconv.FormatFloat(m*1e9, 'f', 0, 64)
+}
+
+// medianOf returns the median of f over the rows for which f knows it, and
+// whether any does.
+func medianOf(rows []*Row, f func(*Row) (float64, bool)) (float64, bool) {
 	var xs []float64
 	for _, r := range rows {
-		if r.C2C > 0 {
-			xs = append(xs, r.C2C)
+		if x, ok := f(r); ok {
+			xs = append(xs, x)
 		}
 	}
 	if len(xs) == 0 {
-		return ""
+		return 0, false
 	}
-	return strconv.FormatFloat(Median(xs)*1e9, 'f', 0, 64)
+	return Median(xs), true
 }
 
 // stats returns the mean, median and minimum of xs, which is not empty.
