@@ -71,8 +71,8 @@ type StreamTables struct {
 	iters []wlWorker
 }
 
-// Tables returns the tables of s, which must not step again, for a later
-// Stream to take over.
+// Tables returns the tables of s for a later Stream to take over; s must
+// not be used after, neither stepped nor counted.
 func (s *Stream) Tables() *StreamTables {
 	t := &StreamTables{sigs: s.sigs, iters: s.iters}
 	s.sigs, s.iters = nil, nil

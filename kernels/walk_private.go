@@ -238,7 +238,7 @@ func (m *pairMerge) merge(p *privateMap, w int, vecs []Vec) error {
 		if !m.wait(m.looked1.Load) {
 			return nil
 		}
-		number(m.global[m.cut:], uint32(m.dim0+m.misses[1]))
+		numberMissing(m.global[m.cut:], uint32(m.dim0+m.misses[1]))
 		m.numbered0.Store(true)
 		return nil
 	}
@@ -259,7 +259,7 @@ func (m *pairMerge) merge(p *privateMap, w int, vecs []Vec) error {
 	if m.cut < len(keys) && !m.wait(m.looked0.Load) {
 		return nil
 	}
-	number(m.global[:m.cut], uint32(m.dim0))
+	numberMissing(m.global[:m.cut], uint32(m.dim0))
 	if m.cut < len(keys) && !m.wait(m.numbered0.Load) {
 		return nil
 	}
@@ -316,8 +316,9 @@ func (m *pairMerge) wait(cond func() bool) bool {
 	return true
 }
 
-// number numbers the missing sequences of global from next on, in order.
-func number(global []uint32, next uint32) {
+// numberMissing numbers the missing sequences of global from next on, in
+// order.
+func numberMissing(global []uint32, next uint32) {
 	for id, g := range global {
 		if g&missing != 0 {
 			global[id] = next
