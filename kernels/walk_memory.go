@@ -342,8 +342,9 @@ func (k *Walk) mapBytes(n int, dirac bool, nnz, seqs float64) float64 {
 	if packed {
 		// The packed map, where the labels pack (see packedGram), holds
 		// no interner but more bytes a non-zero. Its workers' scratch,
-		// a graph's per-vertex vectors each, and its buckets' counts,
-		// at most 1 MiB, are left out, as the pipeline's queue is.
+		// a graph's per-vertex vectors each and a table of its largest
+		// bucket (see rankScratch), and its buckets' counts, at most
+		// 1 MiB, are left out, as the pipeline's queue is.
 		phi = max(phi, packedNonzeroBytes*nnz+vecBytes*float64(n))
 	}
 	return gcHeadroom * max(phi, dotBytes(vb, nnz, seqs, min(threadsOr(k.Threads), n)))

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"math"
 	"math/bits"
 	"slices"
 	"sync/atomic"
@@ -120,14 +121,36 @@ func guardKeys[K packedKey](keys []K) []uint64 {
 	return nil
 }
 
-// rankWide is rankPacked for two-word keys of 65 to packedMaxBits bits,
-// by rankPacked twice: the keys' top 64 bits are ranked first, and then
-// each key as one word, its top's rank followed by its other bits, at
-// most 32, which sorts as the key does.
+// rankWide is rankPacked for two-word keys of 65 to packedMaxBits bits.
+// Where the buckets' bits cover the keys' bits beyond 64, as they can up
+// to 80 bits, each key's low word tells it from the others of its bucket
+// (the buckets are at most four times the keys), and
+// one pass ranks the keys by their top 64 bits' buckets and their low
+// words (see rankSplit). Else it takes rankPacked twice: the keys' top 64
+// bits are ranked first, and then each key as one word, its top's rank
+// followed by its other bits, at most 32, which sorts as the key does.
+// On MUTAG at length 5 after three WL iterations (70 bits), the packed
+// Gram matrix took 14.1–14.4 ms on one thread and 7.5–7.7 on two with two
+// passes, 11.7–11.8 and 6.2–6.5 with one (a test binary, medians of 40).
 func rankWide(ctx context.Context, keys [][]wideKey, vecs []Vec, width uint, nnz, threads int) ([]int32, error) {
 	low := width - 64
 	top := func(x wideKey) uint64 { return x.hi<<(64-low) | x.lo>>low }
 	n := len(keys)
+	if d := max(rankBits(64, nnz, threads), low); low <= 16 && (4*threads)<<d <= 1<<20 && 1<<d <= 4*nnz {
+		tops, los := make([][]uint64, n), make([][]uint64, n)
+		err := forRows(ctx, n, threads, func(_, i int) error {
+			t, l := make([]uint64, len(keys[i])), make([]uint64, len(keys[i]))
+			for j, x := range keys[i] {
+				t[j], l[j] = top(x), x.lo
+			}
+			tops[i], los[i], keys[i] = t, l, nil
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return rankSplit(ctx, tops, los, vecs, 64, d, low, nnz, threads)
+	}
 	tops := make([][]uint64, n)
 	var ntops atomic.Int64
 	err := forRows(ctx, n, threads, func(_, i int) error {
@@ -173,26 +196,47 @@ func rankWide(ctx context.Context, keys [][]wideKey, vecs []Vec, width uint, nnz
 // number of graphs holding each, df[id], which the dot products' scheme
 // needs: counted here, bucket by bucket, rather than in a pass over all
 // vectors on one thread. keys[i] is released. Every key is bucketed by
-// its top bits, with its place in the graphs' order, each bucket sorted
-// on its own (see sortPacked), and the ranks then written to those
+// its top bits, with its place in the graphs' order, each bucket ranked
+// on its own (see rankScratch.rank), and the ranks then written to those
 // places: one sort of all the keys took 133 ms of ENZYMES's 2.6 million
 // at length 4 after one WL iteration, more than their map, and looking
 // each graph's keys up in the sorted buckets took as long again where the
 // buckets were large, and was no faster where they were small, as the
 // graphs' keys are spread over all of them.
 func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nnz, threads int) ([]int32, error) {
-	n := len(keys)
-	// About 32 keys a bucket, sorted by insertion where they are few, at
-	// most 16384 buckets, and at most 2^20 counts over all chunks: with
-	// about 1024 keys a bucket, sorted by radix, ENZYMES's Gram matrix at
-	// length 2 after three WL iterations took 10.1–10.2 ms against
-	// 8.8–9.2, MUTAG's at length 7 without WL 7.1–7.8 against 7.0, on
-	// two threads (medians of 21, two rounds by turns).
+	return rankSplit(ctx, keys, nil, vecs, width, rankBits(width, nnz, threads), 0, nnz, threads)
+}
+
+// rankBits returns the bits of rankPacked's buckets for nnz keys of width
+// bits: about 32 keys a bucket, ranked by insertion where they are few, at
+// most 16384 buckets, and at most 2^20 counts over all chunks. With about
+// 1024 keys a bucket, sorted by radix, ENZYMES's Gram matrix at length 2
+// after three WL iterations took 10.1–10.2 ms against 8.8–9.2, MUTAG's at
+// length 7 without WL 7.1–7.8 against 7.0, on two threads (medians of 21,
+// two rounds by turns).
+func rankBits(width uint, nnz, threads int) uint {
 	d := min(width, uint(max(0, min(14, bits.Len(uint(nnz>>5))))))
 	for d > 0 && (4*threads)<<d > 1<<20 {
 		d--
 	}
+	return d
+}
+
+// rankSplit is rankPacked with buckets of d bits. Where los is nil, the
+// keys are keys[i], of width bits. Else they are wider: keys[i] holds
+// their top width bits and los[i] their low words, and the bits above the
+// low words, low of them, must be among the buckets' d, so that the low
+// words, which it ranks, tell apart the keys of a bucket. los[i] is
+// released too.
+func rankSplit(ctx context.Context, keys, los [][]uint64, vecs []Vec, width, d, low uint, nnz, threads int) ([]int32, error) {
+	n := len(keys)
 	shift := width - d
+	// The bits of the words ranked in a bucket, above which they are
+	// equal.
+	inner := shift
+	if los != nil {
+		inner = 64 - (d - low)
+	}
 	buckets := 1 << d
 	// Chunks of consecutive graphs of about equal non-zeros; first[i] is
 	// graph i's first place.
@@ -240,7 +284,17 @@ func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nn
 	err = forRows(ctx, nc, threads, func(_, c int) error {
 		cnt := counts[c*buckets : (c+1)*buckets]
 		for i := chunks[c]; i < chunks[c+1]; i++ {
-			for t, x := range keys[i] {
+			ks := keys[i]
+			if los != nil {
+				for t, x := range los[i] {
+					b := ks[t] >> shift
+					all[cnt[b]], at[cnt[b]] = x, uint32(first[i]+t)
+					cnt[b]++
+				}
+				keys[i], los[i] = nil, nil
+				continue
+			}
+			for t, x := range ks {
 				b := x >> shift
 				all[cnt[b]], at[cnt[b]] = x, uint32(first[i]+t)
 				cnt[b]++
@@ -252,28 +306,17 @@ func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nn
 	if err != nil {
 		return nil, err
 	}
-	// Each bucket sorted, and its distinct keys counted.
+	// Each bucket's keys ranked among its distinct ones, the ranks left
+	// in all.
 	distinct := make([]int, buckets)
-	type scratch struct {
-		keys   []uint64
-		at     []uint32
-		counts [256]int
-	}
-	scs := make([]scratch, threads)
-	err = forRows(ctx, buckets, threads, func(w, b int) error {
-		ks, as := all[bounds[b]:bounds[b+1]], at[bounds[b]:bounds[b+1]]
-		if len(ks) == 0 {
-			return nil
-		}
-		sc := &scs[w]
-		sortPacked(ks, as, shift, &sc.keys, &sc.at, &sc.counts)
-		k := 1
-		for t := 1; t < len(ks); t++ {
-			if ks[t] != ks[t-1] {
-				k++
+	scs := make([]rankScratch, threads)
+	groups := bucketGroups(bounds, threads)
+	err = forRows(ctx, len(groups)-1, threads, func(w, g int) error {
+		for b := groups[g]; b < groups[g+1]; b++ {
+			if bounds[b] < bounds[b+1] {
+				distinct[b] = scs[w].rank(all[bounds[b]:bounds[b+1]], at[bounds[b]:bounds[b+1]], inner)
 			}
 		}
-		distinct[b] = k
 		return nil
 	})
 	if err != nil {
@@ -285,15 +328,14 @@ func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nn
 	}
 	ids := make([]uint32, nnz)
 	df := make([]int32, base[buckets])
-	err = forRows(ctx, buckets, threads, func(_, b int) error {
-		ks, as := all[bounds[b]:bounds[b+1]], at[bounds[b]:bounds[b+1]]
-		r := base[b]
-		for t, x := range ks {
-			if t > 0 && x != ks[t-1] {
-				r++
+	err = forRows(ctx, len(groups)-1, threads, func(_, g int) error {
+		for b := groups[g]; b < groups[g+1]; b++ {
+			ks, as := all[bounds[b]:bounds[b+1]], at[bounds[b]:bounds[b+1]]
+			for t, x := range ks {
+				r := base[b] + uint32(x)
+				ids[as[t]] = r
+				df[r]++ // a graph's keys are distinct
 			}
-			ids[as[t]] = r
-			df[r]++ // a graph's keys are distinct
 		}
 		return nil
 	})
@@ -302,6 +344,98 @@ func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nn
 	}
 	return df, err
 }
+
+// bucketGroups returns the bounds of runs of consecutive buckets, whose
+// keys start at bounds[b], of about equal keys, 16 a thread, for the
+// loops over the buckets: a label sequence's top bits are its first
+// labels, whose frequencies are skewed, so that the buckets are too.
+func bucketGroups(bounds []int, threads int) []int {
+	buckets := len(bounds) - 1
+	per := max(1, bounds[buckets]/(16*threads))
+	groups := []int{0}
+	for b := 1; b < buckets; b++ {
+		if bounds[b]-bounds[groups[len(groups)-1]] >= per {
+			groups = append(groups, b)
+		}
+	}
+	return append(groups, buckets)
+}
+
+// rankScratch holds the buffers of rankScratch.rank.
+type rankScratch struct {
+	slots       []uint32
+	uniq        []uint64
+	local, perm []uint32
+	kbuf        []uint64
+	abuf        []uint32
+	counts      [256]int
+}
+
+// rank replaces each key of ks, whose bits from width up are equal, by its
+// rank among their distinct keys, and returns their number. It reorders
+// ks, and at with them, only where they are at most 64, which it sorts.
+// More keys it looks up in a table, in their order, and sorts only the
+// distinct ones, along with their first places in the table's order:
+// after WL refinement label sequences repeat across graphs, 2.4 times on
+// MUTAG at length 5 after two iterations, and sorting buckets of
+// thousands of keys, which the skewed frequencies of the first labels
+// leave, took 7 passes of 8 bits over every key.
+func (sc *rankScratch) rank(ks []uint64, at []uint32, width uint) int {
+	if len(ks) <= 64 {
+		sortPacked(ks, at, width, &sc.kbuf, &sc.abuf, &sc.counts)
+		r, prev := uint64(0), ks[0]
+		for t, x := range ks {
+			if x != prev {
+				r++
+				prev = x
+			}
+			ks[t] = r
+		}
+		return int(r) + 1
+	}
+	tb := uint(bits.Len(uint(2*len(ks) - 1)))
+	mask := uint64(1)<<tb - 1
+	sc.slots = slices.Grow(sc.slots[:0], 1<<tb)[:1<<tb]
+	for i := range sc.slots {
+		sc.slots[i] = math.MaxUint32
+	}
+	sc.uniq = sc.uniq[:0]
+	sc.local = slices.Grow(sc.local[:0], len(ks))[:len(ks)]
+	for t, x := range ks {
+		h := (x * rankMix) >> (64 - tb)
+		for {
+			s := sc.slots[h]
+			if s == math.MaxUint32 {
+				s = uint32(len(sc.uniq))
+				sc.slots[h] = s
+				sc.uniq = append(sc.uniq, x)
+			} else if sc.uniq[s] != x {
+				h = (h + 1) & mask
+				continue
+			}
+			sc.local[t] = s
+			break
+		}
+	}
+	d := len(sc.uniq)
+	sc.perm = slices.Grow(sc.perm[:0], d)[:d]
+	for k := range sc.perm {
+		sc.perm[k] = uint32(k)
+	}
+	sortPacked(sc.uniq, sc.perm, width, &sc.kbuf, &sc.abuf, &sc.counts)
+	// The ranks by first place, in slots, no longer needed.
+	ranks := sc.slots[:d]
+	for r, p := range sc.perm {
+		ranks[p] = uint32(r)
+	}
+	for t, l := range sc.local {
+		ks[t] = uint64(ranks[l])
+	}
+	return d
+}
+
+// rankMix spreads keys that share their top bits over a table's slots.
+const rankMix = 0x9e3779b97f4a7c15
 
 // sortPacked sorts keys, whose bits from width up are equal, and at along
 // with them: by insertion where they are at most 64, else by radix, 8

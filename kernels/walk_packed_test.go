@@ -101,7 +101,9 @@ func TestPackedVector(t *testing.T) {
 }
 
 // TestRankWide checks the ranks of two-word keys against a sort of all of
-// them, at 65 to 96 bits.
+// them, at 65 to 96 bits: in one pass, with the buckets' bits as many as
+// the keys' beyond 64 (76 bits) or more (65), and in two (80 and 96 bits,
+// whose buckets would be too many for the keys).
 func TestRankWide(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	less := func(a, b wideKey) int {
@@ -112,7 +114,7 @@ func TestRankWide(t *testing.T) {
 			return cmp.Compare(a.lo, b.lo)
 		}
 	}
-	for _, width := range []uint{65, 80, 96} {
+	for _, width := range []uint{65, 76, 80, 96} {
 		for _, graphs := range []int{1, 50} {
 			keys := make([][]wideKey, graphs)
 			var all []wideKey
@@ -159,69 +161,77 @@ func TestRankWide(t *testing.T) {
 }
 
 // TestRankPacked checks the ranks of keys among all graphs', and the
-// graphs holding each, against a sort of all of them, at widths from 0 (every key 0) to 64 bits, with
-// few and many keys, on 1 to 3 threads: the buckets and the radix passes
-// must not change them.
+// graphs holding each, against a sort of all of them, at widths from 0
+// (every key 0) to 64 bits, with few and many keys, on 1 to 3 threads:
+// the buckets, their tables and the radix passes must not change them.
+// Skewed keys have one of two top bytes, as label sequences after WL
+// refinement mostly start alike, which leaves most keys in a few large
+// buckets, with many repeats.
 func TestRankPacked(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, width := range []uint{0, 3, 12, 27, 40, 64} {
 		for _, graphs := range []int{1, 7, 300} {
 			for _, perGraph := range []int{1, 40, 2000} {
-				keys := make([][]uint64, graphs)
-				nnz := 0
-				var all []uint64
-				for i := range keys {
-					// Keys from a pool of a few per graph, so that
-					// graphs share many of them.
-					for range perGraph {
-						x := rng.Uint64N(uint64(4 * perGraph))
-						x = x * 0x9e3779b97f4a7c15
-						if width < 64 {
-							x &= 1<<width - 1
-						}
-						keys[i] = append(keys[i], x)
-					}
-					slices.Sort(keys[i])
-					keys[i] = slices.Compact(keys[i])
-					nnz += len(keys[i])
-					all = append(all, keys[i]...)
-				}
-				slices.Sort(all)
-				all = slices.Compact(all)
-				want := make([][]uint32, graphs)
-				for i, ks := range keys {
-					for _, x := range ks {
-						r, _ := slices.BinarySearch(all, x)
-						want[i] = append(want[i], uint32(r))
-					}
-				}
-				for threads := 1; threads <= 3; threads++ {
-					in := make([][]uint64, graphs)
+				for _, skew := range []bool{false, true} {
+					keys := make([][]uint64, graphs)
+					nnz := 0
+					var all []uint64
 					for i := range keys {
-						in[i] = slices.Clone(keys[i])
+						// Keys from a pool of a few per graph, so that
+						// graphs share many of them.
+						for range perGraph {
+							x := rng.Uint64N(uint64(4 * perGraph))
+							x = x * 0x9e3779b97f4a7c15
+							if skew && width > 8 {
+								x = x&(1<<(width-8)-1) | rng.Uint64N(2)<<(width-8)
+							}
+							if width < 64 {
+								x &= 1<<width - 1
+							}
+							keys[i] = append(keys[i], x)
+						}
+						slices.Sort(keys[i])
+						keys[i] = slices.Compact(keys[i])
+						nnz += len(keys[i])
+						all = append(all, keys[i]...)
 					}
-					vecs := make([]Vec, graphs)
-					df, err := rankPacked(context.Background(), in, vecs, width, nnz, threads)
-					what := fmt.Sprintf("width %d, %d graphs of %d keys, %d threads", width, graphs, perGraph, threads)
-					if err != nil {
-						t.Fatalf("%s: %v", what, err)
-					}
-					if len(df) != len(all) {
-						t.Errorf("%s: %d distinct keys, want %d", what, len(df), len(all))
-					}
-					wantDF := make([]int32, len(all))
-					for _, ks := range keys {
+					slices.Sort(all)
+					all = slices.Compact(all)
+					want := make([][]uint32, graphs)
+					for i, ks := range keys {
 						for _, x := range ks {
 							r, _ := slices.BinarySearch(all, x)
-							wantDF[r]++
+							want[i] = append(want[i], uint32(r))
 						}
 					}
-					if !slices.Equal(df, wantDF) {
-						t.Errorf("%s: graphs holding each key %v, want %v", what, df, wantDF)
-					}
-					for i := range vecs {
-						if !slices.Equal(vecs[i].IDs, want[i]) {
-							t.Fatalf("%s: graph %d ranks %v, want %v", what, i, vecs[i].IDs, want[i])
+					for threads := 1; threads <= 3; threads++ {
+						in := make([][]uint64, graphs)
+						for i := range keys {
+							in[i] = slices.Clone(keys[i])
+						}
+						vecs := make([]Vec, graphs)
+						df, err := rankPacked(context.Background(), in, vecs, width, nnz, threads)
+						what := fmt.Sprintf("width %d, %d graphs of %d keys, skewed %t, %d threads", width, graphs, perGraph, skew, threads)
+						if err != nil {
+							t.Fatalf("%s: %v", what, err)
+						}
+						if len(df) != len(all) {
+							t.Errorf("%s: %d distinct keys, want %d", what, len(df), len(all))
+						}
+						wantDF := make([]int32, len(all))
+						for _, ks := range keys {
+							for _, x := range ks {
+								r, _ := slices.BinarySearch(all, x)
+								wantDF[r]++
+							}
+						}
+						if !slices.Equal(df, wantDF) {
+							t.Errorf("%s: graphs holding each key %v, want %v", what, df, wantDF)
+						}
+						for i := range vecs {
+							if !slices.Equal(vecs[i].IDs, want[i]) {
+								t.Fatalf("%s: graph %d ranks %v, want %v", what, i, vecs[i].IDs, want[i])
+							}
 						}
 					}
 				}
