@@ -495,25 +495,27 @@ func (k *Walk) packs(b *walkMapper, gs []*graph.Graph, threads int, how overlapC
 // map's interner stays in cache, as where they take fewer than
 // packedMinBits: where the graphs have fewer than packedMinWalks walks
 // (see walkEstimate) and fewer labels than an eighth of their vertices,
-// so that their sequences repeat. On MUTAG after
-// one and two WL iterations, 64 and 277 labels for 3371 vertices, the
-// pipeline and the private map took 0.59 ms at length 2 after two where
-// the packed map took 0.71–0.83, 0.88–1.04 against 1.16–1.20 at length 3
-// after one, 1.81 against 1.95 at length 4 after one, and as long or less
-// in the other cells up to length 5 (16k to 177k walks; runexp, two rounds
-// by turns, two threads); after three iterations, 796 labels, the packed
-// map was faster at lengths 3 and 4: 1.30–1.31 ms against 1.73–1.75,
-// 2.51–2.59 against 2.94–2.96. ENZYMES has 284k walks at length 2.
+// so that their sequences repeat. On MUTAG after one and two WL
+// iterations, 64 and 277 labels for 3371 vertices (a test binary, medians
+// of 20, two threads), the private map took 0.37 ms at length 2 after one
+// where the packed map took 0.53, 0.54 against 0.65 after two, 0.80
+// against 1.05 at length 3 after one (36k walks), and 1.09 against 1.02
+// after two; after three iterations, 796 labels, the packed map was as
+// fast or faster from length 2 on.
 func fewSequences(gs []*graph.Graph, l, labels int) bool {
 	walks, vertices := walkEstimate(gs, l)
 	return walks < packedMinWalks && 8*float64(labels) < vertices
 }
 
 // packedMinWalks is the fewest walks (see walkEstimate) for which the
-// interner outgrows the cache whatever the labels: at length 6 on MUTAG
-// (403k walks) the packed map took 8.1–8.2 ms after one WL iteration
-// against 8.5 for the pipeline (a test binary, two rounds of 30).
-const packedMinWalks = 1 << 18
+// interner outgrows the cache whatever the labels: on MUTAG at length 4
+// (79k walks) the packed map took 1.76 ms after one WL iteration against
+// the private map's 1.77 and the pipeline's 2.21, and 2.07 after two
+// against 2.46 and 2.61; at length 5 (175k walks) 3.51 and 4.59 against
+// the private map's 3.89 and 6.00 and the pipeline's 3.95 and 5.86 (a
+// test binary, medians of 20, two threads, with rankScratch.rank's
+// table).
+const packedMinWalks = 1 << 16
 
 // walkEstimate estimates the walks of length l in gs from their arcs and
 // mean degree, arcs · (arcs/vertices)^(l−1), an arc being a walk of length

@@ -362,8 +362,10 @@ func TestPacksFewSequences(t *testing.T) {
 		walks  float64
 		packed bool // by chooseAuto
 	}{
-		// 1024 labels for 18000 vertices, 72k walks: few.
-		{"labels repeat", triangles(6000, 1023), 2, 72000, false},
+		// 1024 labels for 15000 vertices, 60k walks: few.
+		{"labels repeat", triangles(5000, 1023), 2, 60000, false},
+		// 144k walks: more than packedMinWalks.
+		{"more walks, labels repeat", triangles(6000, 1023), 3, 144000, true},
 		// 1024 labels for 3000 vertices: an eighth or more.
 		{"labels of their own", triangles(1000, 1023), 2, 12000, true},
 		// 384k walks.
