@@ -91,7 +91,7 @@ func RefineOn(gs []*Graph, h int, start Start, par Parallel) ([][][]int32, error
 	prevK := -1
 	for i := 1; i <= h; i++ {
 		colours[i] = r.alloc()
-		k, err := r.step(colours[i-1], colours[i])
+		k, err := r.step(colours[i-1], colours[i], true)
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +132,11 @@ func RefineGraphsOn(gs []*Graph, h int, start Start, par Parallel) ([]*Graph, er
 		if spare == nil {
 			spare = r.alloc()
 		}
-		k, err := r.step(cur, spare)
+		// Only the last colours are returned, and only they need
+		// numbering by first appearance: an iteration's signatures
+		// tell the same vertices apart under any names of the colours
+		// before.
+		k, err := r.step(cur, spare, false)
 		if err != nil {
 			return nil, err
 		}
@@ -142,6 +146,7 @@ func RefineGraphsOn(gs []*Graph, h int, start Start, par Parallel) ([]*Graph, er
 		}
 		prevK = k
 	}
+	r.numbered(cur)
 	if err := r.finish(cur, nil); err != nil {
 		return nil, err
 	}
@@ -175,6 +180,9 @@ type refiner struct {
 	// byDegree says that the next step, the first, numbers the vertices
 	// by degree (see degreeColours).
 	byDegree bool
+	// unnumbered says that the last step left the shared table's ids
+	// (see step).
+	unnumbered bool
 }
 
 // A wlChunk is a run of consecutive graphs, gs[g0:g1], that one worker
@@ -270,8 +278,13 @@ func (r *refiner) startColours() [][]int32 {
 }
 
 // step writes the colours of one iteration computed from prev into next and
-// returns the number of colours.
-func (r *refiner) step(prev, next [][]int32) (int, error) {
+// returns the number of colours. Unless number is set, a step spread over
+// several workers leaves the shared table's ids in next, in an order that
+// depends on how the workers ran, for numbered to renumber: the
+// renumbering is the one sequential pass of a step, and the other workers
+// then read the colours it wrote.
+func (r *refiner) step(prev, next [][]int32, number bool) (int, error) {
+	r.unnumbered = false
 	if r.byDegree {
 		// One pass over the degrees, far cheaper than the
 		// signatures, so not spread.
@@ -311,7 +324,20 @@ func (r *refiner) step(prev, next [][]int32) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if !number {
+		r.unnumbered = true
+		return s.len(), nil
+	}
 	return r.renumber(next), nil
+}
+
+// numbered renumbers cols, the colours of the last step, by first
+// appearance where the step left the shared table's ids.
+func (r *refiner) numbered(cols [][]int32) {
+	if r.unnumbered {
+		r.renumber(cols)
+		r.unnumbered = false
+	}
 }
 
 // renumber replaces the shared table's ids in next by colours numbered in

@@ -31,9 +31,11 @@ import (
 // The table does not grow, since a worker cannot move it under the
 // others: it has room for a signature at every vertex, at most half full.
 type sharedSigs struct {
-	// slots holds the high 32 bits of an entry's hash and its ref + 1,
-	// or 0 for an empty slot. len is a power of two.
+	// slots holds the iteration's generation, 16 bits, 16 bits of an
+	// entry's hash and its ref + 1; a slot of another generation is
+	// empty. len is a power of two.
 	slots []atomic.Uint64
+	gen   uint64
 	arena []sharedArena
 	// A ref is ((block << obits) | offset) << wbits | worker: the
 	// entry's place in its worker's blocks.
@@ -63,6 +65,7 @@ type sharedArena struct {
 // ids would not fit in 32 bits.
 func newSharedSigs(workers, vertices, words, longest int) *sharedSigs {
 	s := &sharedSigs{
+		gen:        1, // the slots' 0 is another generation
 		wbits:      uint(bits.Len(uint(workers - 1))),
 		blockWords: max(4096, 1<<bits.Len(uint(2*(longest+1)))),
 	}
@@ -84,9 +87,17 @@ func newSharedSigs(workers, vertices, words, longest int) *sharedSigs {
 	return s
 }
 
-// reset empties s for the next iteration. No worker may be using it.
+// reset empties s for the next iteration, by a new generation rather than
+// by clearing the slots: cleared on the goroutine that calls reset, every
+// line of them is then fetched from its core by the other workers, on
+// MUTAG (8192 slots for 3371 vertices) more lines than the iteration's
+// signatures take. No worker may be using it.
 func (s *sharedSigs) reset() {
-	clear(s.slots)
+	s.gen++
+	if s.gen == 1<<16 {
+		clear(s.slots)
+		s.gen = 1
+	}
 	for w := range s.arena {
 		a := &s.arena[w]
 		a.n, a.used, a.count = 0, 0, 0
@@ -96,19 +107,19 @@ func (s *sharedSigs) reset() {
 // intern returns the id of sig, of hash h, for worker w, adding it if it
 // is new.
 func (s *sharedSigs) intern(w int, sig []uint64, h uint64) int32 {
-	tag := h &^ (1<<32 - 1)
+	tag := s.gen<<48 | h>>48<<32
 	mask := uint64(len(s.slots) - 1)
 	var mine uint64 // ref + 1 of w's copy of sig, once stored
 	var n, used int // w's arena before the copy
 	for i := h & mask; ; i = (i + 1) & mask {
 		x := s.slots[i].Load()
-		if x == 0 {
+		if x>>48 != s.gen {
 			a := &s.arena[w]
 			if mine == 0 {
 				n, used = a.n, a.used
 				mine = uint64(s.store(w, sig)) + 1
 			}
-			if s.slots[i].CompareAndSwap(0, tag|mine) {
+			if s.slots[i].CompareAndSwap(x, tag|mine) {
 				return (a.count-1)<<s.wbits | int32(w)
 			}
 			x = s.slots[i].Load()
@@ -155,6 +166,16 @@ func (s *sharedSigs) entry(ref uint32) ([]uint64, int32) {
 	off := at & (1<<s.obits - 1)
 	hdr := blk[off]
 	return blk[off+1 : off+1+int(uint32(hdr))], int32(hdr>>32)<<s.wbits | int32(w)
+}
+
+// len returns the number of entries: of distinct signatures, as a worker
+// that lost a slot to the same signature dropped its copy.
+func (s *sharedSigs) len() int {
+	n := 0
+	for w := range s.arena {
+		n += int(s.arena[w].count)
+	}
+	return n
 }
 
 // ids returns a bound on the ids of the entries.

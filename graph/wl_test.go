@@ -592,6 +592,39 @@ func TestRefineOn(t *testing.T) {
 	}
 }
 
+// TestRefinerUnnumbered checks the number of colours a step returns where
+// it leaves the shared table's ids (as RefineGraphsOn's steps do, which
+// stop once it repeats): the distinct colours of Refine's iteration.
+func TestRefinerUnnumbered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	gs := randomGraphs(rng, 200, 40, 10, 2, 3)
+	const h = 4
+	want := Refine(gs, h, FromLabels)
+	for _, workers := range []int{2, 3} {
+		r := newRefiner(gs, h, FromLabels, goParallel(workers))
+		if r.shared == nil {
+			t.Fatalf("%d workers: no shared table", workers)
+		}
+		cur, next := r.startColours(), r.alloc()
+		for i := 1; i <= h; i++ {
+			k, err := r.step(cur, next, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			distinct := map[int32]bool{}
+			for _, cs := range want[i] {
+				for _, c := range cs {
+					distinct[c] = true
+				}
+			}
+			if k != len(distinct) {
+				t.Errorf("%d workers, iteration %d: %d colours, want %d", workers, i, k, len(distinct))
+			}
+			cur, next = next, cur
+		}
+	}
+}
+
 // star returns a star of leaves leaves, all vertices labelled 0, with
 // edges of labels 0 and 1 in turn.
 func star(leaves int) *Graph {
@@ -628,8 +661,11 @@ func TestSharedSigs(t *testing.T) {
 		}
 		return hashUint64s(sig(j))
 	}
+	// One table for every round, as a refinement keeps it for every
+	// iteration: the slots of earlier rounds must read as empty.
+	s := newSharedSigs(workers, distinct, distinct*8, 7)
 	for round := range 20 {
-		s := newSharedSigs(workers, distinct, distinct*8, 7)
+		s.reset()
 		ids := make([][]int32, workers)
 		var ready, wg sync.WaitGroup
 		ready.Add(workers)
@@ -664,17 +700,13 @@ func TestSharedSigs(t *testing.T) {
 				t.Fatalf("round %d: id %d not below the bound %d", round, id, s.ids())
 			}
 		}
-		count := 0
-		for w := range s.arena {
-			count += int(s.arena[w].count)
-		}
-		if count != distinct {
+		if count := s.len(); count != distinct {
 			t.Fatalf("round %d: %d entries stored, want %d", round, count, distinct)
 		}
 		for i := range s.slots {
 			x := s.slots[i].Load()
-			if x == 0 {
-				continue
+			if x>>48 != s.gen {
+				continue // empty: of another generation
 			}
 			e, id := s.entry(uint32(x) - 1)
 			if j, ok := seen[id]; !ok || !slices.Equal(e, sig(j)) {
@@ -685,6 +717,29 @@ func TestSharedSigs(t *testing.T) {
 	// Ids of 2^31 and more do not fit: the refiner numbers alone then.
 	if newSharedSigs(2, 1<<30, 1<<31, 8) != nil {
 		t.Error("newSharedSigs accepted 2^30 vertices on 2 workers")
+	}
+}
+
+// TestSharedSigsWrap checks that the table's generations wrap around
+// with the slots emptied: signatures numbered 2^16 generations before
+// must be new again, not found in slots that only seem current.
+func TestSharedSigsWrap(t *testing.T) {
+	sigs := [][]uint64{{1}, {2, 3}, {4, 5, 6}, {7}}
+	s := newSharedSigs(1, 8, 32, 3)
+	intern := func() int32 {
+		s.reset()
+		for _, sig := range sigs {
+			s.intern(0, sig, hashUint64s(sig))
+		}
+		return s.arena[0].count
+	}
+	first := s.gen + 1
+	intern()
+	for s.gen = 1<<16 - 2; s.gen != first-1; {
+		s.reset()
+	}
+	if got := intern(); got != int32(len(sigs)) {
+		t.Errorf("generation %d again: %d signatures stored, want %d", first, got, len(sigs))
 	}
 }
 
