@@ -368,7 +368,7 @@ type rankScratch struct {
 	local, perm []uint32
 	kbuf        []uint64
 	abuf        []uint32
-	counts      [256]int
+	counts      [8][256]int32
 }
 
 // rank replaces each key of ks, whose bits from width up are equal, by its
@@ -441,7 +441,7 @@ const rankMix = 0x9e3779b97f4a7c15
 // with them: by insertion where they are at most 64, else by radix, 8
 // bits a pass, skipping the passes in which every key has one digit; kbuf
 // and abuf are its buffers.
-func sortPacked(keys []uint64, at []uint32, width uint, kbuf *[]uint64, abuf *[]uint32, counts *[256]int) {
+func sortPacked(keys []uint64, at []uint32, width uint, kbuf *[]uint64, abuf *[]uint32, counts *[8][256]int32) {
 	if len(keys) <= 64 {
 		for i := 1; i < len(keys); i++ {
 			x, a := keys[i], at[i]
@@ -457,23 +457,29 @@ func sortPacked(keys []uint64, at []uint32, width uint, kbuf *[]uint64, abuf *[]
 	*kbuf = slices.Grow((*kbuf)[:0], len(keys))[:len(keys)]
 	*abuf = slices.Grow((*abuf)[:0], len(at))[:len(at)]
 	src, sat, dst, dat := keys, at, *kbuf, *abuf
-	for sh := uint(0); sh < width; sh += 8 {
-		clear(counts[:])
-		for _, x := range src {
-			counts[x>>sh&0xff]++
+	// Every digit's counts in one pass over the keys, not one a digit.
+	digits := int(width+7) / 8
+	clear(counts[:digits])
+	for _, x := range src {
+		for d := range digits {
+			counts[d][x>>(8*d)&0xff]++
 		}
-		if counts[src[0]>>sh&0xff] == len(src) {
+	}
+	for d := range digits {
+		cnt := &counts[d]
+		sh := uint(8 * d)
+		if int(cnt[src[0]>>sh&0xff]) == len(src) {
 			continue
 		}
-		sum := 0
-		for d, c := range counts {
-			counts[d] = sum
+		var sum int32
+		for b, c := range cnt {
+			cnt[b] = sum
 			sum += c
 		}
 		for t, x := range src {
-			d := x >> sh & 0xff
-			dst[counts[d]], dat[counts[d]] = x, sat[t]
-			counts[d]++
+			b := x >> sh & 0xff
+			dst[cnt[b]], dat[cnt[b]] = x, sat[t]
+			cnt[b]++
 		}
 		src, sat, dst, dat = dst, dat, src, sat
 	}
