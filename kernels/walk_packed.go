@@ -137,19 +137,7 @@ func rankWide(ctx context.Context, keys [][]wideKey, vecs []Vec, width uint, nnz
 	top := func(x wideKey) uint64 { return x.hi<<(64-low) | x.lo>>low }
 	n := len(keys)
 	if d := max(rankBits(64, nnz, threads), low); low <= 16 && (4*threads)<<d <= 1<<20 && 1<<d <= 4*nnz {
-		tops, los := make([][]uint64, n), make([][]uint64, n)
-		err := forRows(ctx, n, threads, func(_, i int) error {
-			t, l := make([]uint64, len(keys[i])), make([]uint64, len(keys[i]))
-			for j, x := range keys[i] {
-				t[j], l[j] = top(x), x.lo
-			}
-			tops[i], los[i], keys[i] = t, l, nil
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		return rankSplit(ctx, tops, los, vecs, 64, d, low, nnz, threads)
+		return rankSplit(ctx, nil, keys, vecs, 64, d, low, nnz, threads)
 	}
 	tops := make([][]uint64, n)
 	var ntops atomic.Int64
@@ -222,27 +210,32 @@ func rankBits(width uint, nnz, threads int) uint {
 	return d
 }
 
-// rankSplit is rankPacked with buckets of d bits. Where los is nil, the
-// keys are keys[i], of width bits. Else they are wider: keys[i] holds
-// their top width bits and los[i] their low words, and the bits above the
-// low words, low of them, must be among the buckets' d, so that the low
-// words, which it ranks, tell apart the keys of a bucket. los[i] is
-// released too.
-func rankSplit(ctx context.Context, keys, los [][]uint64, vecs []Vec, width, d, low uint, nnz, threads int) ([]int32, error) {
+// rankSplit is rankPacked with buckets of d bits, for keys of width bits,
+// or, where keys is nil, for wide, of 64 + low bits: those are bucketed by
+// their top 64 bits, and the bits above their low words, low of them,
+// must be among the buckets' d, so that the low words, which it ranks,
+// tell apart the keys of a bucket. wide[i] is released too.
+func rankSplit(ctx context.Context, keys [][]uint64, wide [][]wideKey, vecs []Vec, width, d, low uint, nnz, threads int) ([]int32, error) {
 	n := len(keys)
+	lenOf := func(i int) int { return len(keys[i]) }
 	shift := width - d
 	// The bits of the words ranked in a bucket, above which they are
 	// equal.
 	inner := shift
-	if los != nil {
+	// The bucket of a wide key, by its top 64 bits.
+	wshift := low + shift
+	bucket := func(x wideKey) uint64 { return x.hi<<(64-low)>>shift | x.lo>>wshift }
+	if keys == nil {
+		n = len(wide)
+		lenOf = func(i int) int { return len(wide[i]) }
 		inner = 64 - (d - low)
 	}
 	buckets := 1 << d
 	// Chunks of consecutive graphs of about equal non-zeros; first[i] is
 	// graph i's first place.
 	first := make([]int, n+1)
-	for i, ks := range keys {
-		first[i+1] = first[i] + len(ks)
+	for i := range n {
+		first[i+1] = first[i] + lenOf(i)
 	}
 	chunks := []int{0}
 	for c, i := 1, 0; c < 4*threads && i < n; c++ {
@@ -258,6 +251,14 @@ func rankSplit(ctx context.Context, keys, los [][]uint64, vecs []Vec, width, d, 
 	counts := make([]uint32, nc*buckets) // places fit in 32 bits, as ids do
 	err := forRows(ctx, nc, threads, func(_, c int) error {
 		cnt := counts[c*buckets : (c+1)*buckets]
+		if keys == nil {
+			for _, ks := range wide[chunks[c]:chunks[c+1]] {
+				for _, x := range ks {
+					cnt[bucket(x)]++
+				}
+			}
+			return nil
+		}
 		for _, ks := range keys[chunks[c]:chunks[c+1]] {
 			for _, x := range ks {
 				cnt[x>>shift]++
@@ -284,17 +285,16 @@ func rankSplit(ctx context.Context, keys, los [][]uint64, vecs []Vec, width, d, 
 	err = forRows(ctx, nc, threads, func(_, c int) error {
 		cnt := counts[c*buckets : (c+1)*buckets]
 		for i := chunks[c]; i < chunks[c+1]; i++ {
-			ks := keys[i]
-			if los != nil {
-				for t, x := range los[i] {
-					b := ks[t] >> shift
-					all[cnt[b]], at[cnt[b]] = x, uint32(first[i]+t)
+			if keys == nil {
+				for t, x := range wide[i] {
+					b := bucket(x)
+					all[cnt[b]], at[cnt[b]] = x.lo, uint32(first[i]+t)
 					cnt[b]++
 				}
-				keys[i], los[i] = nil, nil
+				wide[i] = nil
 				continue
 			}
-			for t, x := range ks {
+			for t, x := range keys[i] {
 				b := x >> shift
 				all[cnt[b]], at[cnt[b]] = x, uint32(first[i]+t)
 				cnt[b]++
