@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gkbench/gkbench/graph"
@@ -63,7 +61,7 @@ type explicitWeights interface {
 
 // weightScratch is a worker's storage for the weights that the explicit
 // map computes graph by graph (see ghStream), and which of the map's
-// workers it is (see giStageOwner).
+// workers it is (see stageOwner).
 type weightScratch struct {
 	hop             hopperScratch
 	gh              ghGraph
@@ -499,23 +497,19 @@ type giPrep struct {
 }
 
 // giStream is giWeights over colours that a graph.Stream refines while the
-// explicit map's workers sum the graphs refined. Its iterations are the
-// stages of a pipeline: each refines the graphs in order, a graph once the
-// stage before has refined it, so that the colours are Refine's. A worker
-// that needs a graph not yet refined runs the latest stage that has a
-// graph to refine and no worker, a few graphs at a time, until its graph
-// is through the last: the stages run side by side, on as many workers as
-// need graphs. On ENZYMES, whose refinement (2.8 ms on one goroutine) took
-// longer than the sums (2 ms), one worker refining every graph while the
-// others summed them held GI's explicit map on two threads to the
-// refinement's time; on MUTAG a graph takes 2.2 µs to refine and 4.8 to
-// sum. Refined beforehand on both threads (graph.RefineOn), the refinement
-// took 0.41 of GI's 1.5 ms on MUTAG, no faster than on one thread, and
-// 2.04 of 3.78 ms on ENZYMES, against 2.17 on one; since RefineOn's
-// workers share one table, and sort neighbourhoods by sorting networks,
-// ENZYMES's matrix took 3.1–3.5 ms on two threads either way, the stream
-// or RefineOn and the sums after. Each worker runs the stages it prefers
-// first (see giStageOwner).
+// explicit map's workers sum the graphs refined, its iterations run as
+// the stages of a pipeline (see stagedStream): a worker that needs a graph
+// not yet refined runs stages until its graph is through the last. On
+// ENZYMES, whose refinement (2.8 ms on one goroutine) took longer than the
+// sums (2 ms), one worker refining every graph while the others summed
+// them held GI's explicit map on two threads to the refinement's time; on
+// MUTAG a graph takes 2.2 µs to refine and 4.8 to sum. Refined beforehand
+// on both threads (graph.RefineOn), the refinement took 0.41 of GI's 1.5
+// ms on MUTAG, no faster than on one thread, and 2.04 of 3.78 ms on
+// ENZYMES, against 2.17 on one; since RefineOn's workers share one table,
+// and sort neighbourhoods by sorting networks, ENZYMES's matrix took
+// 3.1–3.5 ms on two threads either way, the stream or RefineOn and the
+// sums after.
 //
 // Until every graph is refined the number of colours of an iteration is
 // unknown, so weight feature i·2^shift + c stands for colour c of
@@ -523,35 +517,8 @@ type giPrep struct {
 // that dense gives them.
 type giStream struct {
 	giWeights
-	st     *graph.Stream
-	shift  int
-	stages []giStage // stages[i-1] refines iteration i
-}
-
-// giStage is a stage of a giStream's pipeline.
-type giStage struct {
-	running sync.Mutex   // held by the worker that runs the stage
-	done    atomic.Int64 // the graphs through the stage
-	// The workers read every stage's count, and write the one they run.
-	_ [64]byte
-}
-
-// giBatch is the most graphs a worker refines in a stage before it looks
-// again for the latest stage to run.
-const giBatch = 8
-
-// giStageOwner returns the worker of workers that prefers stage i of h:
-// the stages are dealt out in order, in runs of about h/workers, so that
-// each stage's signature table, and the colours it writes for the next,
-// stay in one core's cache where they can. Stages taken by whichever
-// worker needed a graph moved between the cores: on ENZYMES, GI's matrix
-// on two threads took 5–8% less with each worker preferring its own (the
-// second stage the first worker's, the third the second's, the first,
-// which numbers degrees, the first's), and as long as before on MUTAG,
-// PROTEINS and NCI1 (medians of 6–12 rounds of 5–100 matrices, by
-// turns in one process).
-func giStageOwner(i, h, workers int) int {
-	return (i - 1) * max(1, workers) / h
+	stagedStream
+	shift int
 }
 
 // newGIStream returns the streamed weights of h iterations over gs, or
@@ -568,7 +535,7 @@ func newGIStream(ctx context.Context, gs []*graph.Graph, h int) (*giStream, bool
 		return nil, false
 	}
 	st := graph.NewStreamWith(takeStreamTables(ctx), gs, h, graph.Uniform)
-	w := &giStream{giWeights: giWeights{colours: st.Colours(), offset: make([]int, h+2)}, st: st, shift: shift, stages: make([]giStage, h)}
+	w := &giStream{giWeights: giWeights{colours: st.Colours(), offset: make([]int, h+2)}, stagedStream: newStagedStream(st, h), shift: shift}
 	for i := range w.offset {
 		w.offset[i] = i << shift
 	}
@@ -580,63 +547,10 @@ func (w *giStream) load(ctx context.Context, g int, sc *weightScratch) (weightFe
 	if sc != nil {
 		worker, workers = sc.worker, sc.workers
 	}
-	for !w.refined(g) {
-		ran, err := w.advance(ctx, worker, workers)
-		if err != nil {
-			return nil, err
-		}
-		if !ran {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			relax()
-		}
+	if err := w.waitRefined(ctx, g, worker, workers); err != nil {
+		return nil, err
 	}
 	return w, nil
-}
-
-// refined reports whether graph g is through every stage.
-func (w *giStream) refined(g int) bool {
-	return len(w.stages) == 0 || w.stages[len(w.stages)-1].done.Load() > int64(g)
-}
-
-// advance runs up to giBatch graphs through the latest stage that has
-// graphs to refine and no worker, of those that worker of workers prefers
-// (see giStageOwner) if one of them has, and reports whether it found
-// one. It checks ctx before it refines.
-func (w *giStream) advance(ctx context.Context, worker, workers int) (bool, error) {
-	n := int64(len(w.colours[0]))
-	h := len(w.stages)
-	// Two sweeps from the latest stage: the first over the worker's own
-	// stages, the second over all.
-	for t := 0; t < 2*h; t++ {
-		i := h - t%h
-		if t < h && giStageOwner(i, h, workers) != worker {
-			continue
-		}
-		s := &w.stages[i-1]
-		ready := func() int64 {
-			if i == 1 {
-				return n
-			}
-			return w.stages[i-2].done.Load()
-		}
-		if s.done.Load() >= ready() || !s.running.TryLock() {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			s.running.Unlock()
-			return false, err
-		}
-		from := s.done.Load()
-		for g := from; g < min(ready(), from+giBatch); g++ {
-			w.st.Step(i, int(g))
-			s.done.Store(g + 1)
-		}
-		s.running.Unlock()
-		return true, nil
-	}
-	return false, nil
 }
 
 // dense rewrites the weight feature of every key from i·2^shift + c to

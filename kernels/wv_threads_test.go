@@ -369,7 +369,7 @@ func TestGIStreamLoad(t *testing.T) {
 			t.Fatalf("advance: ran %v, error %v; want true, nil", ran, err)
 		}
 	}
-	for i, d := range []int64{giBatch, giBatch, giBatch} {
+	for i, d := range []int64{streamBatch, streamBatch, streamBatch} {
 		if got := w.stages[i].done.Load(); got != d {
 			t.Errorf("stage %d: %d graphs refined, want %d", i+1, got, d)
 		}
@@ -391,8 +391,8 @@ func TestGIStreamLoad(t *testing.T) {
 			t.Fatalf("advance of worker %d: ran %v, error %v; want true, nil", step.worker, ran, err)
 		}
 		for i, b := range step.batches {
-			if got := w.stages[i].done.Load(); got != b*giBatch {
-				t.Errorf("after worker %d's advance, stage %d: %d graphs refined, want %d", step.worker, i+1, got, b*giBatch)
+			if got := w.stages[i].done.Load(); got != b*streamBatch {
+				t.Errorf("after worker %d's advance, stage %d: %d graphs refined, want %d", step.worker, i+1, got, b*streamBatch)
 			}
 		}
 	}
