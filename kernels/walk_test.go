@@ -400,7 +400,9 @@ func TestWalkThreads(t *testing.T) {
 func TestWalkThreadsFeatureMaps(t *testing.T) {
 	ds := graphtest.Dataset(t, "MUTAG")
 	gs := ds.Graphs[:100]
-	for _, base := range []Walk{{Length: 5}, {Length: 4, WL: 1}, {Length: 3, Max: true}} {
+	// WL: 3 refines as a pipeline on more than one thread (see
+	// refineStreamed).
+	for _, base := range []Walk{{Length: 5}, {Length: 4, WL: 1}, {Length: 3, WL: 3}, {Length: 3, Max: true}} {
 		want, wrep, err := base.Gram(context.Background(), gs, Explicit)
 		if err != nil {
 			t.Fatal(err)

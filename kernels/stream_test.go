@@ -1,0 +1,76 @@
+package kernels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/gkbench/gkbench/graph"
+	"github.com/gkbench/gkbench/graph/graphtest"
+)
+
+// TestRefineStreamed checks that the walk kernel's pipelined refinement
+// gives graph.RefineGraphs's labels on MUTAG and ENZYMES, for 2 to 4
+// iterations on 1 to 3 threads, on a Crew and on goroutines of its own,
+// under one Workspace whose signature tables each refinement takes over
+// from the one before, and that it returns a cancelled context's error.
+func TestRefineStreamed(t *testing.T) {
+	ws := NewWorkspace()
+	for _, name := range []string{"MUTAG", "ENZYMES"} {
+		gs := graphtest.Dataset(t, name).Graphs
+		for _, h := range []int{2, 3, 4} {
+			want := graph.RefineGraphs(gs, h, graph.FromLabels)
+			for _, threads := range []int{1, 2, 3} {
+				for _, crew := range []bool{false, true} {
+					ctx := WithWorkspace(context.Background(), ws)
+					if crew {
+						ctx = WithCrew(ctx, NewCrew(DefaultLinger))
+					}
+					what := fmt.Sprintf("%s h=%d threads=%d crew=%t", name, h, threads, crew)
+					got, err := refineStreamed(ctx, gs, h, threads)
+					if err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					for i := range want {
+						if !slices.Equal(got[i].Labels, want[i].Labels) {
+							t.Fatalf("%s: graph %d labelled %v, want %v", what, i, got[i].Labels, want[i].Labels)
+						}
+						if got[i].N() != want[i].N() || !slices.Equal(got[i].Adj, gs[i].Adj) {
+							t.Fatalf("%s: graph %d is not the graph refined", what, i)
+						}
+					}
+				}
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := refineStreamed(ctx, graphtest.Dataset(t, "MUTAG").Graphs, 3, 2); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: error %v, want %v", err, context.Canceled)
+	}
+}
+
+// TestStreamRefines checks which refinements the walk kernel pipelines:
+// on more than one thread, from 2 to streamRefineMaxH iterations, on more
+// than one graph.
+func TestStreamRefines(t *testing.T) {
+	gs := graphtest.Dataset(t, "MUTAG").Graphs
+	for _, tt := range []struct {
+		gs         []*graph.Graph
+		h, threads int
+		want       bool
+	}{
+		{gs, 2, 2, true},
+		{gs, 4, 3, true},
+		{gs, 1, 2, false}, // one stage: nothing side by side
+		{gs, streamRefineMaxH + 1, 2, false},
+		{gs, 3, 1, false},
+		{gs[:1], 3, 2, false},
+	} {
+		if got := streamRefines(tt.gs, tt.h, tt.threads); got != tt.want {
+			t.Errorf("%d graphs, h=%d, threads=%d: %t, want %t", len(tt.gs), tt.h, tt.threads, got, tt.want)
+		}
+	}
+}
