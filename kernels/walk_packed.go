@@ -423,7 +423,8 @@ func (sc *rankScratch) rank(ks []uint64, at []uint32, width uint) int {
 		sc.perm[k] = uint32(k)
 	}
 	sortPacked(sc.uniq, sc.perm, width, &sc.kbuf, &sc.abuf, &sc.counts)
-	// The ranks by first place, in slots, no longer needed.
+	// The ranks by first place, in the slots, which the look-ups are
+	// done with.
 	ranks := sc.slots[:d]
 	for r, p := range sc.perm {
 		ranks[p] = uint32(r)
@@ -440,7 +441,7 @@ const rankMix = 0x9e3779b97f4a7c15
 // sortPacked sorts keys, whose bits from width up are equal, and at along
 // with them: by insertion where they are at most 64, else by radix, 8
 // bits a pass, skipping the passes in which every key has one digit; kbuf
-// and abuf are its buffers.
+// and abuf are its buffers, and counts holds the digits' counts.
 func sortPacked(keys []uint64, at []uint32, width uint, kbuf *[]uint64, abuf *[]uint32, counts *[8][256]int32) {
 	if len(keys) <= 64 {
 		for i := 1; i < len(keys); i++ {
