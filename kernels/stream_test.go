@@ -12,14 +12,22 @@ import (
 )
 
 // TestRefineStreamed checks that the walk kernel's pipelined refinement
-// gives graph.RefineGraphs's labels on MUTAG and ENZYMES, for 2 to 4
+// gives graph.RefineGraphs's labels on MUTAG, ENZYMES and graphs of no
+// vertex and of one, for 2 to 4
 // iterations on 1 to 3 threads, on a Crew and on goroutines of its own,
 // under one Workspace whose signature tables each refinement takes over
 // from the one before, and that it returns a cancelled context's error.
 func TestRefineStreamed(t *testing.T) {
 	ws := NewWorkspace()
-	for _, name := range []string{"MUTAG", "ENZYMES"} {
-		gs := graphtest.Dataset(t, name).Graphs
+	for _, name := range []string{"MUTAG", "ENZYMES", "edge cases"} {
+		var gs []*graph.Graph
+		if name == "edge cases" {
+			// An empty graph, an isolated vertex, and graphs after
+			// them, whose colours follow theirs.
+			gs = append([]*graph.Graph{graph.MustBuild(nil, nil), graph.MustBuild([]int32{3}, nil)}, graphtest.Dataset(t, "MUTAG").Graphs[:20]...)
+		} else {
+			gs = graphtest.Dataset(t, name).Graphs
+		}
 		for _, h := range []int{2, 3, 4} {
 			want := graph.RefineGraphs(gs, h, graph.FromLabels)
 			for _, threads := range []int{1, 2, 3} {
