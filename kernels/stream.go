@@ -33,9 +33,18 @@ type streamStage struct {
 // looks again for the latest stage to run.
 const streamBatch = 8
 
-// newStagedStream returns the stages of st's h iterations.
-func newStagedStream(st *graph.Stream, h int) stagedStream {
+// newStagedStream returns the stages of h iterations of refinement of gs
+// from start, a Stream that takes over the signature tables of ctx's
+// Workspace, if it has them, rather than allocate its own (see giveBack).
+func newStagedStream(ctx context.Context, gs []*graph.Graph, h int, start graph.Start) stagedStream {
+	st := graph.NewStreamWith(takeStreamTables(ctx), gs, h, start)
 	return stagedStream{st: st, stages: make([]streamStage, h)}
+}
+
+// giveBack hands the stream's signature tables to ctx's Workspace, if it
+// has one, for the next stream; s must not be used after.
+func (s *stagedStream) giveBack(ctx context.Context) {
+	giveStreamTables(ctx, s.st.Tables())
 }
 
 // stageOwner returns the worker of workers that prefers stage i of h:

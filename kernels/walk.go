@@ -159,20 +159,19 @@ func (k *Walk) refineLabels(ctx context.Context, gs []*graph.Graph) ([]*graph.Gr
 // stagedStream), in the signature tables of ctx's Workspace if it has
 // them.
 func refineStreamed(ctx context.Context, gs []*graph.Graph, h, threads int) ([]*graph.Graph, error) {
-	st := graph.NewStreamWith(takeStreamTables(ctx), gs, h, graph.FromLabels)
-	s := newStagedStream(st, h)
+	s := newStagedStream(ctx, gs, h, graph.FromLabels)
 	err := forRows(ctx, threads, threads, func(w, _ int) error {
 		return s.waitRefined(ctx, len(gs)-1, w, threads)
 	})
 	if err != nil {
 		return nil, err
 	}
-	cols := st.Colours()[h]
+	cols := s.st.Colours()[h]
 	out := make([]*graph.Graph, len(gs))
 	for i, g := range gs {
 		out[i] = g.WithLabels(cols[i])
 	}
-	giveStreamTables(ctx, st.Tables())
+	s.giveBack(ctx)
 	return out, nil
 }
 

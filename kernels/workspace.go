@@ -11,7 +11,8 @@ import (
 // computed under the same context: the interners' tables, the
 // accumulators, the per-vertex vectors and the feature vectors of the
 // walk kernel's explicit map, and the posting lists of its dot products;
-// the signature tables of GI's streamed refinement (see giStream).
+// the signature tables of the refinements run as pipelines (see
+// stagedStream), GI's and the walk kernel's.
 // Attach one to a context with WithWorkspace; without one, every Gram
 // matrix allocates its buffers anew.
 //
@@ -32,9 +33,9 @@ import (
 // dropped or Released: attach one for a run of like matrices, such as the
 // repetitions of a benchmark's cell, not for a whole program.
 type Workspace struct {
-	mu   sync.Mutex
-	walk *walkBufs // nil while lent
-	gi   *graph.StreamTables
+	mu      sync.Mutex
+	walk    *walkBufs // nil while lent
+	streams *graph.StreamTables
 }
 
 // NewWorkspace returns an empty Workspace.
@@ -61,7 +62,7 @@ func (w *Workspace) Bytes() int64 {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.walk.bytes() + w.gi.Bytes()
+	return w.walk.bytes() + w.streams.Bytes()
 }
 
 // Release drops the buffers w holds, for the collector to take.
@@ -70,12 +71,12 @@ func (w *Workspace) Release() {
 		return
 	}
 	w.mu.Lock()
-	w.walk, w.gi = nil, nil
+	w.walk, w.streams = nil, nil
 	w.mu.Unlock()
 }
 
-// takeStreamTables lends the tables of GI's streamed refinement of ctx's
-// Workspace, nil where it has none to lend.
+// takeStreamTables lends the signature tables of a pipelined refinement
+// (see stagedStream) of ctx's Workspace, nil where it has none to lend.
 func takeStreamTables(ctx context.Context) *graph.StreamTables {
 	w := workspaceFrom(ctx)
 	if w == nil {
@@ -83,8 +84,8 @@ func takeStreamTables(ctx context.Context) *graph.StreamTables {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	t := w.gi
-	w.gi = nil
+	t := w.streams
+	w.streams = nil
 	return t
 }
 
@@ -97,8 +98,8 @@ func giveStreamTables(ctx context.Context, t *graph.StreamTables) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.gi == nil || w.gi.Bytes() < t.Bytes() {
-		w.gi = t
+	if w.streams == nil || w.streams.Bytes() < t.Bytes() {
+		w.streams = t
 	}
 }
 

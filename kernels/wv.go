@@ -387,7 +387,7 @@ func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) 
 	rep.TPrep = time.Since(t)
 	K, err := gramWV(ctx, "gi", gs, m, w, &k.Attr, threads, ahead, rep)
 	if s, ok := w.(*giStream); ok && err == nil {
-		giveStreamTables(ctx, s.st.Tables())
+		s.giveBack(ctx)
 	}
 	return K, rep, err
 }
@@ -522,9 +522,8 @@ type giStream struct {
 }
 
 // newGIStream returns the streamed weights of h iterations over gs, or
-// false if their ids would not fit in 32 bits. The stream takes over the
-// signature tables of ctx's Workspace, if it has them, rather than
-// allocate its own.
+// false if their ids would not fit in 32 bits, the stream's tables those
+// of ctx's Workspace, if it has them (see newStagedStream).
 func newGIStream(ctx context.Context, gs []*graph.Graph, h int) (*giStream, bool) {
 	n := 0
 	for _, g := range gs {
@@ -534,8 +533,8 @@ func newGIStream(ctx context.Context, gs []*graph.Graph, h int) (*giStream, bool
 	if shift+bits.Len(uint(h)) > 32 {
 		return nil, false
 	}
-	st := graph.NewStreamWith(takeStreamTables(ctx), gs, h, graph.Uniform)
-	w := &giStream{giWeights: giWeights{colours: st.Colours(), offset: make([]int, h+2)}, stagedStream: newStagedStream(st, h), shift: shift}
+	ss := newStagedStream(ctx, gs, h, graph.Uniform)
+	w := &giStream{giWeights: giWeights{colours: ss.st.Colours(), offset: make([]int, h+2)}, stagedStream: ss, shift: shift}
 	for i := range w.offset {
 		w.offset[i] = i << shift
 	}
