@@ -196,6 +196,17 @@ type wlWorker struct {
 	sig   []uint64 // the signature being numbered
 }
 
+// prepare empties l and wk's table for up to entries signatures of words
+// words in all, in the arrays they have where those are large enough.
+func (wk *wlWorker) prepare(l *sigList, entries, words int) {
+	if cap(l.bounds) > entries && cap(l.keys) >= words {
+		l.reset()
+	} else {
+		l.init(entries, words)
+	}
+	wk.index.reset(entries)
+}
+
 // number writes the numbers of the signatures of g's vertices under the
 // colours p to out, adding the new ones to l.
 func (wk *wlWorker) number(l *sigList, g *Graph, p, out []int32) {
@@ -296,13 +307,8 @@ func (r *refiner) step(prev, next [][]int32, number bool) (int, error) {
 		return d.count, nil
 	}
 	if r.shared == nil {
-		if r.sigs.bounds == nil {
-			// Every vertex contributes one signature of 1 + degree
-			// words.
-			r.sigs.init(r.total, r.words)
-		}
-		r.sigs.reset()
-		r.seq.index.reset(r.total)
+		// Every vertex contributes one signature of 1 + degree words.
+		r.seq.prepare(&r.sigs, r.total, r.words)
 		for gi, g := range r.gs {
 			r.seq.number(&r.sigs, g, prev[gi], next[gi])
 		}

@@ -95,13 +95,7 @@ func (t *StreamTables) Bytes() int64 {
 // every vertex, as Refine sizes its one, in the arrays it has where they
 // are large enough.
 func (s *Stream) prepare(i int) {
-	l := &s.sigs[i-1]
-	if cap(l.bounds) > s.total && cap(l.keys) >= s.words {
-		l.reset()
-	} else {
-		l.init(s.total, s.words)
-	}
-	s.iters[i-1].index.reset(s.total)
+	s.iters[i-1].prepare(&s.sigs[i-1], s.total, s.words)
 }
 
 // Colours returns the colours of every graph, colours[i][g][v] as Refine
