@@ -76,16 +76,41 @@ func Refine(gs []*Graph, h int, start Start) [][][]int32 {
 	return colours
 }
 
-// RefineOn is Refine with the work of each iteration spread over par's
-// workers; the colours are the same for any number of them. It returns
-// Run's error if Run stops early.
+// RefineOn is Refine with the work spread over par's workers; the colours
+// are the same for any number of them. It returns Run's error if Run stops
+// early.
 //
-// The workers compute, sort and hash the signatures of chunks of graphs,
-// and number them in one table that they share (see sharedSigs), in an
-// order that depends on how they ran; one sequential pass then renumbers
-// the colours by first appearance, a look-up in a small array a vertex.
+// Where Splits says so, each worker refines a part of the graphs through
+// every iteration in tables of its own, and one of them numbers the other
+// parts' distinct signatures in the first's (see splitRefiner). Else the
+// workers compute, sort and hash the signatures of chunks of graphs, an
+// iteration at a time, and number them in one table that they share (see
+// sharedSigs), in an order that depends on how they ran; one sequential
+// pass then renumbers the colours by first appearance, a look-up in a
+// small array a vertex.
 func RefineOn(gs []*Graph, h int, start Start, par Parallel) ([][][]int32, error) {
+	return RefineOnWith(nil, gs, h, start, par)
+}
+
+// RefineOnWith is RefineOn with the signature tables of t, if not nil,
+// which it works in and leaves there, grown to what it needed, for the
+// next refinement: a caller that refines again and again keeps them
+// rather than allocate new ones each time. t must not serve two
+// refinements at once.
+func RefineOnWith(t *StreamTables, gs []*Graph, h int, start Start, par Parallel) ([][][]int32, error) {
+	return refineOn(t, gs, h, start, par, Splits(gs, h, par.workers()))
+}
+
+// refineOn is RefineOnWith, split (see splitRefiner) if split is set.
+func refineOn(t *StreamTables, gs []*Graph, h int, start Start, par Parallel, split bool) ([][][]int32, error) {
+	if t == nil {
+		t = &StreamTables{}
+	}
+	if split {
+		return newSplitRefiner(t, gs, h, start, par.workers(), true).run(par)
+	}
 	r := newRefiner(gs, h, start, par)
+	r.useTables(t)
 	colours := make([][][]int32, h+1)
 	colours[0] = r.startColours()
 	prevK := -1
@@ -122,7 +147,34 @@ func RefineGraphs(gs []*Graph, h int, start Start) []*Graph {
 // RefineGraphsOn is RefineGraphs with the work spread over par's workers
 // (see RefineOn).
 func RefineGraphsOn(gs []*Graph, h int, start Start, par Parallel) ([]*Graph, error) {
+	return RefineGraphsOnWith(nil, gs, h, start, par)
+}
+
+// RefineGraphsOnWith is RefineGraphsOn with the signature tables of t (see
+// RefineOnWith).
+func RefineGraphsOnWith(t *StreamTables, gs []*Graph, h int, start Start, par Parallel) ([]*Graph, error) {
+	return refineGraphsOn(t, gs, h, start, par, Splits(gs, h, par.workers()))
+}
+
+// refineGraphsOn is RefineGraphsOnWith, split (see splitRefiner) if split
+// is set.
+func refineGraphsOn(t *StreamTables, gs []*Graph, h int, start Start, par Parallel, split bool) ([]*Graph, error) {
+	if t == nil {
+		t = &StreamTables{}
+	}
+	if split {
+		cols, err := newSplitRefiner(t, gs, h, start, par.workers(), false).run(par)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]*Graph, len(gs))
+		for i, g := range gs {
+			out[i] = g.WithLabels(cols[h][i])
+		}
+		return out, nil
+	}
 	r := newRefiner(gs, h, start, par)
+	r.useTables(t)
 	cur := r.startColours()
 	// Only two generations are alive at a time, so memory stays at two
 	// labellings however large h is.
@@ -170,8 +222,8 @@ type refiner struct {
 	// at a time; a single one where the work is not spread.
 	chunks []wlChunk
 	// With one chunk, the signatures of the iteration and their table.
-	sigs sigList
-	seq  wlWorker
+	sigs *sigList
+	seq  *wlWorker
 	// With several, the workers' shared table, and first[id], the
 	// colour + 1 of the table's id id, 0 while unseen, for the
 	// renumbering.
@@ -229,7 +281,7 @@ func newRefiner(gs []*Graph, h int, start Start, par Parallel) *refiner {
 	if start != FromLabels && start != Uniform {
 		panic(fmt.Sprintf("graph: Refine with unknown start %d", start))
 	}
-	r := &refiner{gs: gs, start: start, par: par, byDegree: degreeColours(gs, start)}
+	r := &refiner{gs: gs, start: start, par: par, byDegree: degreeColours(gs, start), sigs: &sigList{}, seq: &wlWorker{}}
 	for _, g := range gs {
 		r.total += g.N()
 		r.words += g.N() + len(g.Adj)
@@ -262,6 +314,12 @@ func newRefiner(gs []*Graph, h int, start Start, par Parallel) *refiner {
 		}
 	}
 	return r
+}
+
+// useTables has r number a refinement on one worker in t's first table.
+func (r *refiner) useTables(t *StreamTables) {
+	t.grow(1)
+	r.sigs, r.seq = &t.sigs[0], &t.iters[0]
 }
 
 // alloc returns one labelling of all graphs, backed by a single array so that
@@ -308,9 +366,9 @@ func (r *refiner) step(prev, next [][]int32, number bool) (int, error) {
 	}
 	if r.shared == nil {
 		// Every vertex contributes one signature of 1 + degree words.
-		r.seq.prepare(&r.sigs, r.total, r.words)
+		r.seq.prepare(r.sigs, r.total, r.words)
 		for gi, g := range r.gs {
-			r.seq.number(&r.sigs, g, prev[gi], next[gi])
+			r.seq.number(r.sigs, g, prev[gi], next[gi])
 		}
 		return r.sigs.len(), nil
 	}

@@ -30,6 +30,10 @@ import (
 //
 // The table does not grow, since a worker cannot move it under the
 // others: it has room for a signature at every vertex, at most half full.
+//
+// Refinements of at most splitMaxVertices vertices and splitMaxH
+// iterations are split instead (see splitRefiner), where the workers
+// share far less than this table.
 type sharedSigs struct {
 	// slots holds the iteration's generation, 16 bits, 16 bits of an
 	// entry's hash and its ref + 1; a slot of another generation is

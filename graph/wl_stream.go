@@ -55,10 +55,7 @@ func NewStreamWith(t *StreamTables, gs []*Graph, h int, start Start) *Stream {
 	if t == nil {
 		t = &StreamTables{}
 	}
-	for len(t.sigs) < h {
-		t.sigs = append(t.sigs, sigList{})
-		t.iters = append(t.iters, wlWorker{})
-	}
+	t.grow(h)
 	s.sigs, s.iters = t.sigs[:h], t.iters[:h]
 	return s
 }
@@ -69,6 +66,14 @@ func NewStreamWith(t *StreamTables, gs []*Graph, h int, start Start) *Stream {
 type StreamTables struct {
 	sigs  []sigList
 	iters []wlWorker
+}
+
+// grow gives t at least n tables.
+func (t *StreamTables) grow(n int) {
+	for len(t.sigs) < n {
+		t.sigs = append(t.sigs, sigList{})
+		t.iters = append(t.iters, wlWorker{})
+	}
 }
 
 // Tables returns the tables of s for a later Stream to take over; s must

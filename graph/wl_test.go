@@ -442,9 +442,9 @@ func BenchmarkRefine(b *testing.B) {
 // PROTEINS and NCI1 when LoadDataset finds them (set GKBENCH_DATA), since
 // the synthetic shapes above only approximate their label and degree
 // distributions: on one goroutine, spread over two (goroutines spawned for
-// each loop, where the kernels keep theirs awake between loops), and
-// streamed graph by graph on one; from the labels, and from uniform
-// colours, as the GI kernel refines.
+// each loop, where the kernels keep theirs awake between loops), split or
+// in the shared table, and streamed graph by graph on one; from the
+// labels, and from uniform colours, as the GI kernel refines.
 func BenchmarkRefineTU(b *testing.B) {
 	for _, name := range []string{"MUTAG", "ENZYMES", "PROTEINS", "NCI1"} {
 		for _, start := range []struct {
@@ -470,6 +470,23 @@ func BenchmarkRefineTU(b *testing.B) {
 					}
 					for b.Loop() {
 						if _, err := RefineOn(ds.Graphs, 3, start.s, goParallel(workers)); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+			// Two workers split and in the shared table, whatever
+			// Splits says, each in tables kept from one refinement to
+			// the next, as the kernels keep them.
+			for _, split := range []bool{false, true} {
+				b.Run(fmt.Sprintf("%s/%s/workers=2/split=%t", name, start.name, split), func(b *testing.B) {
+					ds, err := LoadDataset(name)
+					if err != nil {
+						b.Skip(err)
+					}
+					tables := new(StreamTables)
+					for b.Loop() {
+						if _, err := refineOn(tables, ds.Graphs, 3, start.s, goParallel(2), split); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -565,25 +582,35 @@ func TestRefineOn(t *testing.T) {
 		"reversed 2":   reversed(2),
 		"reversed 4":   reversed(4),
 	}
+	// One set of tables for every refinement, so that each works in
+	// tables an earlier one, of other graphs and iterations, left.
+	tables := new(StreamTables)
 	for name, gs := range sets {
 		for _, start := range []Start{FromLabels, Uniform} {
 			for _, h := range []int{0, 1, 3, 8} {
 				want := Refine(gs, h, start)
 				for pn, par := range pars {
-					got, err := RefineOn(gs, h, start, par)
-					if err != nil {
-						t.Fatalf("%s start %d h %d %s: %v", name, start, h, pn, err)
-					}
-					if !reflect.DeepEqual(got, want) {
-						t.Fatalf("%s start %d h %d %s: colours differ from Refine", name, start, h, pn)
-					}
-					rg, err := RefineGraphsOn(gs, h, start, par)
-					if err != nil {
-						t.Fatalf("%s start %d h %d %s: %v", name, start, h, pn, err)
-					}
-					for i, g := range rg {
-						if !slices.Equal(g.Labels, want[h][i]) {
-							t.Fatalf("%s start %d h %d %s: graph %d labels %v, want %v", name, start, h, pn, i, g.Labels, want[h][i])
+					// Split and not, whatever Splits says, where
+					// splitRefiner can (h from 1 to splitMaxH).
+					for _, split := range []bool{false, true} {
+						if split && (h < 1 || h > splitMaxH) {
+							continue
+						}
+						got, err := refineOn(tables, gs, h, start, par, split)
+						if err != nil {
+							t.Fatalf("%s start %d h %d %s split %v: %v", name, start, h, pn, split, err)
+						}
+						if !reflect.DeepEqual(got, want) {
+							t.Fatalf("%s start %d h %d %s split %v: colours differ from Refine", name, start, h, pn, split)
+						}
+						rg, err := refineGraphsOn(tables, gs, h, start, par, split)
+						if err != nil {
+							t.Fatalf("%s start %d h %d %s split %v: %v", name, start, h, pn, split, err)
+						}
+						for i, g := range rg {
+							if !slices.Equal(g.Labels, want[h][i]) {
+								t.Fatalf("%s start %d h %d %s split %v: graph %d labels %v, want %v", name, start, h, pn, split, i, g.Labels, want[h][i])
+							}
 						}
 					}
 				}
@@ -962,6 +989,53 @@ func TestSortUint64s(t *testing.T) {
 			if sortUint64s(s); !slices.Equal(s, want) {
 				t.Fatalf("n %d: sorted %v, want %v", n, s, want)
 			}
+		}
+	}
+}
+
+// TestRefineWithTables checks that RefineOnWith and RefineGraphsOnWith
+// work in the tables they are given, split or not: a second refinement in
+// tables a first one grew allocates fewer bytes than the tables hold
+// (the colours and graphs it returns are new), where it allocates more
+// than they hold in tables of its own.
+func TestRefineWithTables(t *testing.T) {
+	gs := randomGraphs(rand.New(rand.NewPCG(25, 26)), 300, 20, 6, 3, 1)
+	const h = 3
+	for _, tc := range []struct {
+		name string
+		par  Parallel
+	}{
+		{"RefineOnWith, 2 goroutines", goParallel(2)},
+		{"RefineGraphsOnWith, 2 goroutines", goParallel(2)},
+		{"RefineOnWith, 1 goroutine", Parallel{}},
+	} {
+		graphs := strings.HasPrefix(tc.name, "RefineGraphsOnWith")
+		refine := func(tables *StreamTables) {
+			var err error
+			if graphs {
+				_, err = RefineGraphsOnWith(tables, gs, h, FromLabels, tc.par)
+			} else {
+				_, err = RefineOnWith(tables, gs, h, FromLabels, tc.par)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		allocated := func(tables *StreamTables) uint64 {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			refine(tables)
+			runtime.ReadMemStats(&after)
+			return after.TotalAlloc - before.TotalAlloc
+		}
+		tables := new(StreamTables)
+		refine(tables)
+		held := uint64(tables.Bytes())
+		if own := allocated(nil); own < held {
+			t.Errorf("%s: %d bytes allocated in tables of its own, fewer than the %d its tables hold", tc.name, own, held)
+		}
+		if lent := allocated(tables); lent >= held {
+			t.Errorf("%s: %d bytes allocated in lent tables, want fewer than the %d they hold", tc.name, lent, held)
 		}
 	}
 }

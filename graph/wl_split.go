@@ -1,0 +1,328 @@
+package graph
+
+import (
+	"runtime"
+	"sync/atomic"
+)
+
+// splitRefiner refines the graphs on several workers in parts of
+// consecutive graphs, each worker numbering its part's signatures through
+// every iteration in tables of its own, as if its graphs were all there
+// were. The first part's tables are the refinement's: one worker, the
+// merger, numbers every other part's distinct signatures of each
+// iteration in them, in the part's order, after translating their colours
+// to the first part's numbers of the iteration before; so the colours are
+// numbered by first appearance over all graphs in order, as Refine's are.
+// Each part's worker then rewrites its colours through that translation.
+//
+// The workers share only what the merger reads: each other part's
+// distinct signatures, once an iteration, in one pass over a list; where
+// the shared table (sharedSigs) fetches an entry or a slot from the other
+// core at most look-ups, and a pipeline of stages (see Stream) hands
+// every graph's colours from core to core at every iteration.
+type splitRefiner struct {
+	gs    []*Graph
+	h     int
+	parts []splitPart
+	// all says that every iteration's colours are wanted (RefineOn),
+	// else only the last (RefineGraphsOn).
+	all bool
+	// cols[i] holds the colours after iteration i, cols[0] the start.
+	cols [][][]int32
+
+	start    Start
+	byDegree bool
+	merger   atomic.Bool  // a worker has taken the merges
+	merged   atomic.Int32 // iterations merged for every part
+}
+
+// splitPart is a run of consecutive graphs that one worker refines.
+type splitPart struct {
+	g0, g1          int
+	vertices, words int
+	own             int // vertices of the part's graphs
+	claimed         atomic.Bool
+	refined         atomic.Int32 // iterations numbered
+	// iters[i-1] numbers iteration i's signatures: for the first part
+	// the refinement's colours, sized for every vertex, for the others
+	// the part's own, which global[i-1] translates.
+	iters  []wlWorker
+	sigs   []sigList
+	global [][]int32
+	// With byDegree, the part's degrees in order of first appearance,
+	// its first iteration's signatures.
+	degs    degreeNumbers
+	degList []int32
+	_       [64]byte
+}
+
+// splitMinVertices is the fewest vertices per worker below which a
+// refinement stays on one worker. splitMaxVertices and splitMaxH bound
+// the refinements that are split, which keep a table sized for every
+// vertex for each iteration, and one for each other worker's part, about
+// 40 bytes a vertex each, where the shared table keeps one: larger ones
+// are refined in the shared table (see sharedSigs).
+const (
+	splitMinVertices = 256
+	splitMaxVertices = 1 << 16
+	splitMaxH        = 4
+)
+
+// Splits reports whether RefineOn and RefineGraphsOn refine gs by h
+// iterations on workers workers in parts, each in tables of its own (see
+// splitRefiner), rather than in one table the workers share.
+func Splits(gs []*Graph, h, workers int) bool {
+	total := 0
+	for _, g := range gs {
+		total += g.N()
+	}
+	workers = min(workers, total/splitMinVertices, len(gs))
+	return h >= 1 && h <= splitMaxH && workers >= 2 && total <= splitMaxVertices
+}
+
+// newSplitRefiner returns a splitRefiner for h ≥ 1 iterations over gs from
+// start on up to workers workers, in the tables of t: all of every
+// iteration's colours if all is set, else only the last's. It splits the
+// graphs into parts of at least splitMinVertices vertices where it can,
+// and has one part where it cannot.
+func newSplitRefiner(t *StreamTables, gs []*Graph, h int, start Start, workers int, all bool) *splitRefiner {
+	total, words := 0, 0
+	for _, g := range gs {
+		total += g.N()
+		words += g.N() + len(g.Adj)
+	}
+	workers = max(1, min(workers, total/splitMinVertices, len(gs)))
+	t.grow(workers * h)
+	s := &splitRefiner{gs: gs, h: h, all: all, byDegree: degreeColours(gs, start)}
+	// The merger's part is smaller, as it merges the others' after it.
+	shares := make([]float64, workers)
+	for p := range shares {
+		shares[p] = 1
+	}
+	shares[0] = splitMergerShare
+	var sum float64
+	for _, x := range shares {
+		sum += x
+	}
+	s.parts = make([]splitPart, workers)
+	p, n, target := 0, 0, float64(total)*shares[0]/sum
+	for i, g := range gs {
+		n += g.N()
+		if (float64(n) >= target && p < workers-1) || i == len(gs)-1 {
+			s.parts[p].g1 = i + 1
+			if p+1 < workers {
+				s.parts[p+1].g0 = i + 1
+			}
+			p++
+			if p < workers {
+				target += float64(total) * shares[p] / sum
+			}
+		}
+	}
+	s.parts = s.parts[:max(p, 1)]
+	for q := range s.parts {
+		pt := &s.parts[q]
+		for _, g := range gs[pt.g0:pt.g1] {
+			pt.vertices += g.N()
+			pt.own += g.N()
+			pt.words += g.N() + len(g.Adj)
+		}
+		pt.iters = t.iters[q*h : (q+1)*h]
+		pt.sigs = t.sigs[q*h : (q+1)*h]
+		pt.global = make([][]int32, h)
+	}
+	// The first part's tables take the others' signatures too.
+	s.parts[0].vertices, s.parts[0].words = total, words
+	s.start = start
+	s.cols = make([][][]int32, h+1)
+	for i := range s.cols {
+		s.cols[i] = make([][]int32, len(gs))
+	}
+	return s
+}
+
+// splitMergerShare is the merger's part against another worker's 1.
+const splitMergerShare = 0.8
+
+// run refines the graphs on par's workers and returns the colours of
+// every iteration, or only the last one's correct (see all).
+func (s *splitRefiner) run(par Parallel) ([][][]int32, error) {
+	if err := par.run(len(s.parts), s.part); err != nil {
+		return nil, err
+	}
+	return s.cols, nil
+}
+
+// part is the work of part p: refine it unless the merger has, then take
+// the merges if no one will, then rewrite the part's colours.
+func (s *splitRefiner) part(_, p int) {
+	if s.parts[p].claimed.CompareAndSwap(false, true) {
+		s.refine(p)
+	}
+	// The first part's worker takes the merges, or any other if the
+	// first part has not started, as Run need not start it first.
+	if (p == 0 || !s.parts[0].claimed.Load()) && s.merger.CompareAndSwap(false, true) {
+		s.merge()
+	}
+	if p == 0 {
+		return // its colours are the refinement's
+	}
+	from := 1
+	if !s.all {
+		from = s.h
+	}
+	for spins := 0; s.parts[p].refined.Load() < int32(s.h); spins++ {
+		spin(spins) // the merger refines the part
+	}
+	for i := from; i <= s.h; i++ {
+		for spins := 0; s.merged.Load() < int32(i); spins++ {
+			spin(spins)
+		}
+		pt := &s.parts[p]
+		glob := pt.global[i-1]
+		for _, c := range s.cols[i][pt.g0:pt.g1] {
+			for v, x := range c {
+				c[v] = glob[x]
+			}
+		}
+	}
+}
+
+// refine numbers part p's signatures through every iteration, each in a
+// table of the part's own, and publishes each iteration as it is done.
+func (s *splitRefiner) refine(p int) {
+	pt := &s.parts[p]
+	s.colours(pt)
+	for i := 1; i <= s.h; i++ {
+		prev, next := s.cols[i-1], s.cols[i]
+		if i == 1 && s.byDegree {
+			for g := pt.g0; g < pt.g1; g++ {
+				before := pt.degs.count
+				pt.degs.number(s.gs[g], next[g])
+				if pt.degs.count > before {
+					// Record the new degrees in order.
+					for v, c := range next[g] {
+						if int(c) >= len(pt.degList) {
+							pt.degList = append(pt.degList, int32(s.gs[g].Offsets[v+1]-s.gs[g].Offsets[v]))
+						}
+					}
+				}
+			}
+		} else {
+			wk, l := &pt.iters[i-1], &pt.sigs[i-1]
+			wk.prepare(l, pt.vertices, pt.words)
+			for g := pt.g0; g < pt.g1; g++ {
+				wk.number(l, s.gs[g], prev[g], next[g])
+			}
+		}
+		pt.refined.Store(int32(i))
+	}
+}
+
+// colours allocates the colours of part pt's graphs, on the worker that
+// refines it, so that its core does not write lines that the core that
+// allocated them holds: the start colours, which are the labels
+// themselves where they are not all returned, and those of every
+// iteration, or of two in turn.
+func (s *splitRefiner) colours(pt *splitPart) {
+	gens := s.h
+	if !s.all {
+		gens = min(s.h, 2)
+	}
+	first := 1
+	if s.start == FromLabels && !s.all {
+		for g := pt.g0; g < pt.g1; g++ {
+			s.cols[0][g] = s.gs[g].Labels
+		}
+	} else {
+		first = 0
+	}
+	for i := first; i <= gens; i++ {
+		flat := make([]int32, pt.own)
+		for g := pt.g0; g < pt.g1; g++ {
+			n := s.gs[g].N()
+			s.cols[i][g], flat = flat[:n:n], flat[n:]
+			if i == 0 && s.start == FromLabels {
+				copy(s.cols[i][g], s.gs[g].Labels)
+			}
+		}
+	}
+	for i := gens + 1; i <= s.h; i++ {
+		copy(s.cols[i][pt.g0:pt.g1], s.cols[i-2][pt.g0:pt.g1])
+	}
+}
+
+// merge numbers every other part's signatures of each iteration in the
+// first part's tables, refining a part first where no worker has claimed
+// it, and publishes each iteration once every part's is merged.
+func (s *splitRefiner) merge() {
+	first := &s.parts[0]
+	var sig []uint64
+	for i := 1; i <= s.h; i++ {
+		for q := 0; q < len(s.parts); q++ {
+			pt := &s.parts[q]
+			if pt.claimed.CompareAndSwap(false, true) {
+				s.refine(q)
+			}
+			for spins := 0; pt.refined.Load() < int32(i); spins++ {
+				spin(spins)
+			}
+			if q == 0 {
+				continue
+			}
+			if i == 1 && s.byDegree {
+				pt.global[0] = s.mergeDegrees(pt.global[0], pt.degList)
+				continue
+			}
+			l := &pt.sigs[i-1]
+			glob := pt.global[i-1][:0]
+			var prev []int32 // the part's colours of iteration i−1 in the first's
+			if i > 1 {
+				prev = pt.global[i-2]
+			}
+			wk, fl := &first.iters[i-1], &first.sigs[i-1]
+			for e := range l.len() {
+				sig = append(sig[:0], l.at(e)...)
+				if prev != nil {
+					sig[0] = uint64(uint32(prev[sig[0]]))
+					tail := sig[1:]
+					for k, x := range tail {
+						tail[k] = x&^(1<<32-1) | uint64(uint32(prev[uint32(x)]))
+					}
+					sortUint64s(tail)
+				}
+				glob = append(glob, wk.index.intern(fl, sig, hashUint64s(sig)))
+			}
+			pt.global[i-1] = glob
+		}
+		s.merged.Store(int32(i))
+	}
+}
+
+// mergeDegrees numbers degs, a part's degrees in order of first
+// appearance, in the first part's, and returns their colours in glob.
+func (s *splitRefiner) mergeDegrees(glob []int32, degs []int32) []int32 {
+	d := &s.parts[0].degs
+	glob = glob[:0]
+	for _, deg := range degs {
+		if int(deg) >= len(d.ids) {
+			d.ids = append(d.ids, make([]int32, int(deg)+1-len(d.ids))...)
+		}
+		if d.ids[deg] == 0 {
+			d.count++
+			d.ids[deg] = int32(d.count)
+		}
+		glob = append(glob, d.ids[deg]-1)
+	}
+	return glob
+}
+
+// spin waits a moment, the spins-th time in a row: it yields the processor
+// only now and then, since a yielding goroutine can be taken up by the
+// other, idle worker's processor, and run on with its caches on the other
+// core.
+func spin(spins int) {
+	if spins%1024 == 1023 {
+		runtime.Gosched()
+	}
+}
