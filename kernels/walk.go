@@ -145,13 +145,20 @@ func (k *Walk) prepare(ctx context.Context, gs []*graph.Graph) ([]*graph.Graph, 
 }
 
 // refineLabels replaces the labels of gs by their colours after k.WL
-// iterations of WL refinement, on the kernel's threads.
+// iterations of WL refinement, on the kernel's threads, in the signature
+// tables of ctx's Workspace if it has them.
 func (k *Walk) refineLabels(ctx context.Context, gs []*graph.Graph) ([]*graph.Graph, error) {
 	threads := threadsOr(k.Threads)
 	if streamRefines(gs, k.WL, threads) {
 		return refineStreamed(ctx, gs, k.WL, threads)
 	}
-	return graph.RefineGraphsOn(gs, k.WL, graph.FromLabels, graphParallel(ctx, threads))
+	t := takeStreamTables(ctx)
+	if t == nil {
+		t = new(graph.StreamTables)
+	}
+	out, err := graph.RefineGraphsOnWith(t, gs, k.WL, graph.FromLabels, graphParallel(ctx, threads))
+	giveStreamTables(ctx, t)
+	return out, err
 }
 
 // refineStreamed is graph.RefineGraphs from the labels, with the h
@@ -188,7 +195,7 @@ func refineStreamed(ctx context.Context, gs []*graph.Graph, h, threads int) ([]*
 // 2512–2516 against 2758–2777; NCI1 2697 against 3250 and 4298 against
 // 5593. With one iteration, one stage, the pipeline runs on one thread.
 func streamRefines(gs []*graph.Graph, h, threads int) bool {
-	if threads < 2 || h < 2 || h > streamRefineMaxH || len(gs) < 2 {
+	if threads < 2 || h < 2 || h > streamRefineMaxH || len(gs) < 2 || graph.Splits(gs, h, threads) {
 		return false
 	}
 	vertices := 0

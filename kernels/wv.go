@@ -393,8 +393,9 @@ func (k *GraphInvariant) Gram(ctx context.Context, gs []*graph.Graph, m Method) 
 }
 
 // weights scales the attributes of gs and refines their colours, streamed
-// where stream is set and the graphs allow it (see giStream), unless
-// later, if not nil, refines them, and returns the scaled graphs with
+// where stream is set and the graphs allow it (see giStream), else in the
+// signature tables of ctx's Workspace, if it has them, unless later, if
+// not nil, refines them, and returns the scaled graphs with
 // their vertex weights. The probes of a sample share its scaling and
 // refinement (see probeShared), keyed apart from its graphs' indices, as
 // a whole, with their time since start.
@@ -416,7 +417,12 @@ func (k *GraphInvariant) weights(ctx context.Context, gs []*graph.Graph, threads
 			return gs, w, nil
 		}
 	}
-	cols, err := graph.RefineOn(gs, k.H, graph.Uniform, graphParallel(ctx, threads))
+	t := takeStreamTables(ctx)
+	if t == nil {
+		t = new(graph.StreamTables)
+	}
+	cols, err := graph.RefineOnWith(t, gs, k.H, graph.Uniform, graphParallel(ctx, threads))
+	giveStreamTables(ctx, t)
 	if err != nil {
 		return nil, nil, err
 	}
