@@ -3,6 +3,7 @@ package graph
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // splitRefiner refines the graphs on several workers in parts of
@@ -16,10 +17,13 @@ import (
 // Each part's worker then rewrites its colours through that translation.
 //
 // The workers share only what the merger reads: each other part's
-// distinct signatures, once an iteration, in one pass over a list; where
+// distinct signatures, once an iteration, in one pass over a list that
+// the part fills, in batches as it lists them (see splitListBatch); where
 // the shared table (sharedSigs) fetches an entry or a slot from the other
 // core at most look-ups, and a pipeline of stages (see Stream) hands
-// every graph's colours from core to core at every iteration.
+// every graph's colours from core to core at every iteration. The
+// merger's part is smaller than the others', by what its merges took the
+// last time (see balance).
 type splitRefiner struct {
 	gs    []*Graph
 	h     int
@@ -30,10 +34,13 @@ type splitRefiner struct {
 	// cols[i] holds the colours after iteration i, cols[0] the start.
 	cols [][][]int32
 
+	tables   *StreamTables
 	start    Start
 	byDegree bool
-	merger   atomic.Bool  // a worker has taken the merges
-	merged   atomic.Int32 // iterations merged for every part
+	// merging is the merger's time in merges, not waiting for them.
+	merging time.Duration
+	merger  atomic.Bool  // a worker has taken the merges
+	merged  atomic.Int32 // iterations merged for every part
 }
 
 // splitPart is a run of consecutive graphs that one worker refines.
@@ -42,7 +49,12 @@ type splitPart struct {
 	vertices, words int
 	own             int // vertices of the part's graphs
 	claimed         atomic.Bool
-	refined         atomic.Int32 // iterations numbered
+	refined         atomic.Int32  // iterations numbered
+	took            time.Duration // refining the part
+	// listed[i-1] counts the signatures of iteration i that the merger
+	// may read, in views[i-1], once it has seen the count.
+	listed [splitMaxH]atomic.Int32
+	views  [splitMaxH]sigList
 	// iters[i-1] numbers iteration i's signatures: for the first part
 	// the refinement's colours, sized for every vertex, for the others
 	// the part's own, which global[i-1] translates.
@@ -93,13 +105,16 @@ func newSplitRefiner(t *StreamTables, gs []*Graph, h int, start Start, workers i
 	}
 	workers = max(1, min(workers, total/splitMinVertices, len(gs)))
 	t.grow(workers * h)
-	s := &splitRefiner{gs: gs, h: h, all: all, byDegree: degreeColours(gs, start)}
+	s := &splitRefiner{gs: gs, h: h, all: all, byDegree: degreeColours(gs, start), tables: t}
 	// The merger's part is smaller, as it merges the others' after it.
 	shares := make([]float64, workers)
 	for p := range shares {
 		shares[p] = 1
 	}
-	shares[0] = splitMergerShare
+	shares[0] = t.share
+	if shares[0] == 0 {
+		shares[0] = splitMergerShare
+	}
 	var sum float64
 	for _, x := range shares {
 		sum += x
@@ -141,7 +156,15 @@ func newSplitRefiner(t *StreamTables, gs []*Graph, h int, start Start, workers i
 	return s
 }
 
-// splitMergerShare is the merger's part against another worker's 1.
+// splitListBatch is the fewest new signatures a part lists for the
+// merger at a time, but at its last graph: the merger then reads lines
+// the part has finished writing, and their counter moves between the
+// cores once a batch.
+const splitListBatch = 256
+
+// splitMergerShare is the merger's part against another worker's 1 in a
+// refinement in tables that no split refinement has used yet (see
+// splitRefiner.balance).
 const splitMergerShare = 0.8
 
 // run refines the graphs on par's workers and returns the colours of
@@ -150,7 +173,35 @@ func (s *splitRefiner) run(par Parallel) ([][][]int32, error) {
 	if err := par.run(len(s.parts), s.part); err != nil {
 		return nil, err
 	}
+	s.balance()
 	return s.cols, nil
+}
+
+// balance sets the merger's share of the next split refinement in s's
+// tables to what would have let it finish its part and the merges as the
+// others finish theirs, from the times s took: the merges cost from
+// little (a first iteration, few distinct signatures) to about what the
+// merger's part does (on ENZYMES from the labels, most signatures of the
+// second and third iterations are new). A caller that refines like
+// graphs again and again, as the kernels do in a Workspace's tables,
+// gets a balance fitted to them.
+func (s *splitRefiner) balance() {
+	w := float64(len(s.parts))
+	if w < 2 {
+		return
+	}
+	var work float64 // the parts' refinement, T
+	for i := range s.parts {
+		work += float64(s.parts[i].took)
+	}
+	if work <= 0 {
+		return
+	}
+	// The merger's fraction x of the vertices balances x·T + M against
+	// (1−x)·T/(w−1), the other parts' each.
+	x := (work - (w-1)*float64(s.merging)) / (w * work)
+	x = max(x, 0.25/w)
+	s.tables.share = x * (w - 1) / (1 - x)
 }
 
 // part is the work of part p: refine it unless the merger has, then take
@@ -192,6 +243,8 @@ func (s *splitRefiner) part(_, p int) {
 // table of the part's own, and publishes each iteration as it is done.
 func (s *splitRefiner) refine(p int) {
 	pt := &s.parts[p]
+	start := time.Now()
+	defer func() { pt.took = time.Since(start) }()
 	s.colours(pt)
 	for i := 1; i <= s.h; i++ {
 		prev, next := s.cols[i-1], s.cols[i]
@@ -211,8 +264,16 @@ func (s *splitRefiner) refine(p int) {
 		} else {
 			wk, l := &pt.iters[i-1], &pt.sigs[i-1]
 			wk.prepare(l, pt.vertices, pt.words)
+			// The list has room for every signature, so the
+			// merger can read the arrays while they fill.
+			pt.views[i-1] = sigList{bounds: l.bounds[:cap(l.bounds)], keys: l.keys[:cap(l.keys)]}
+			published := 0
 			for g := pt.g0; g < pt.g1; g++ {
 				wk.number(l, s.gs[g], prev[g], next[g])
+				if n := l.len(); n-published >= splitListBatch || g == pt.g1-1 {
+					pt.listed[i-1].Store(int32(n))
+					published = n
+				}
 			}
 		}
 		pt.refined.Store(int32(i))
@@ -257,15 +318,16 @@ func (s *splitRefiner) colours(pt *splitPart) {
 // it, and publishes each iteration once every part's is merged.
 func (s *splitRefiner) merge() {
 	first := &s.parts[0]
-	var sig []uint64
 	for i := 1; i <= s.h; i++ {
 		for q := 0; q < len(s.parts); q++ {
 			pt := &s.parts[q]
 			if pt.claimed.CompareAndSwap(false, true) {
 				s.refine(q)
 			}
-			for spins := 0; pt.refined.Load() < int32(i); spins++ {
-				spin(spins)
+			if q == 0 || (i == 1 && s.byDegree) {
+				for spins := 0; pt.refined.Load() < int32(i); spins++ {
+					spin(spins)
+				}
 			}
 			if q == 0 {
 				continue
@@ -274,29 +336,54 @@ func (s *splitRefiner) merge() {
 				pt.global[0] = s.mergeDegrees(pt.global[0], pt.degList)
 				continue
 			}
-			l := &pt.sigs[i-1]
-			glob := pt.global[i-1][:0]
 			var prev []int32 // the part's colours of iteration i−1 in the first's
 			if i > 1 {
 				prev = pt.global[i-2]
 			}
 			wk, fl := &first.iters[i-1], &first.sigs[i-1]
-			for e := range l.len() {
-				sig = append(sig[:0], l.at(e)...)
-				if prev != nil {
-					sig[0] = uint64(uint32(prev[sig[0]]))
-					tail := sig[1:]
-					for k, x := range tail {
-						tail[k] = x&^(1<<32-1) | uint64(uint32(prev[uint32(x)]))
-					}
-					sortUint64s(tail)
+			glob := pt.global[i-1][:0]
+			// Merge the part's signatures as it lists them, so that
+			// only the last graph's are left once it is done.
+			for spins := 0; ; spins++ {
+				done := pt.refined.Load() >= int32(i)
+				n := int(pt.listed[i-1].Load())
+				if n > len(glob) {
+					t := time.Now()
+					glob = s.mergeSigs(glob, pt.views[i-1], n, prev, wk, fl)
+					s.merging += time.Since(t)
 				}
-				glob = append(glob, wk.index.intern(fl, sig, hashUint64s(sig)))
+				if done && len(glob) == int(pt.listed[i-1].Load()) {
+					break
+				}
+				spin(spins)
 			}
 			pt.global[i-1] = glob
 		}
 		s.merged.Store(int32(i))
 	}
+}
+
+// mergeSigs numbers the signatures of view from len(glob) to n in the
+// first part's table of their iteration, wk's index over fl, after
+// translating their colours by prev, if not nil (the colours of the
+// iteration before in the first part's numbers), and appends their
+// numbers to glob.
+func (s *splitRefiner) mergeSigs(glob []int32, view sigList, n int, prev []int32, wk *wlWorker, fl *sigList) []int32 {
+	sig := wk.sig
+	for e := len(glob); e < n; e++ {
+		sig = append(sig[:0], view.at(e)...)
+		if prev != nil {
+			sig[0] = uint64(uint32(prev[sig[0]]))
+			tail := sig[1:]
+			for k, x := range tail {
+				tail[k] = x&^(1<<32-1) | uint64(uint32(prev[uint32(x)]))
+			}
+			sortUint64s(tail)
+		}
+		glob = append(glob, wk.index.intern(fl, sig, hashUint64s(sig)))
+	}
+	wk.sig = sig
+	return glob
 }
 
 // mergeDegrees numbers degs, a part's degrees in order of first

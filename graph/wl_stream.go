@@ -60,12 +60,16 @@ func NewStreamWith(t *StreamTables, gs []*Graph, h int, start Start) *Stream {
 	return s
 }
 
-// StreamTables are the signature tables of a Stream, one an iteration,
-// which a later Stream can take over rather than allocate its own (see
-// NewStreamWith).
+// StreamTables are signature tables that a Stream, one an iteration, or a
+// refinement on one or more workers works in, and that a later one can
+// take over rather than allocate its own (see NewStreamWith,
+// RefineOnWith).
 type StreamTables struct {
 	sigs  []sigList
 	iters []wlWorker
+	// share is the merger's part of the next split refinement against
+	// another worker's 1, 0 before the first (see splitRefiner.balance).
+	share float64
 }
 
 // grow gives t at least n tables.

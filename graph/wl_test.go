@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // path builds the path 0-1-...-(n-1) with the given vertex labels and all
@@ -1036,6 +1038,34 @@ func TestRefineWithTables(t *testing.T) {
 		}
 		if lent := allocated(tables); lent >= held {
 			t.Errorf("%s: %d bytes allocated in lent tables, want fewer than the %d they hold", tc.name, lent, held)
+		}
+	}
+}
+
+// TestSplitBalance checks the merger's share of the next split refinement
+// that balance sets from the times of the last: x·T + M = (1−x)·T/(w−1)
+// for the merger's fraction x of the vertices, the parts' work T and the
+// merges' M (worked by hand below), and at least a quarter of an equal
+// fraction.
+func TestSplitBalance(t *testing.T) {
+	us := time.Microsecond
+	for _, tc := range []struct {
+		took    []time.Duration
+		merging time.Duration
+		want    float64
+	}{
+		{[]time.Duration{100 * us, 100 * us}, 0, 1},                       // x = 1/2
+		{[]time.Duration{80 * us, 120 * us}, 50 * us, 0.6},                // x = 150/400
+		{[]time.Duration{100 * us, 100 * us}, 200 * us, 1. / 7},           // x = 1/8, the floor
+		{[]time.Duration{100 * us, 100 * us, 100 * us}, 30 * us, 8. / 11}, // x = 240/900 = 4/15, share 2x/(1−x)
+	} {
+		s := &splitRefiner{parts: make([]splitPart, len(tc.took)), tables: new(StreamTables), merging: tc.merging}
+		for i, d := range tc.took {
+			s.parts[i].took = d
+		}
+		s.balance()
+		if got := s.tables.share; math.Abs(got-tc.want) > 1e-3 {
+			t.Errorf("took %v, merging %v: share %.4f, want %.4f", tc.took, tc.merging, got, tc.want)
 		}
 	}
 }
