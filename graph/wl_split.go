@@ -45,7 +45,9 @@ type splitRefiner struct {
 
 // splitPart is a run of consecutive graphs that one worker refines.
 type splitPart struct {
-	g0, g1          int
+	g0, g1 int
+	// vertices and words size the part's tables: the first part's,
+	// which take the others' signatures too, every graph's.
 	vertices, words int
 	own             int // vertices of the part's graphs
 	claimed         atomic.Bool
