@@ -153,9 +153,6 @@ func (k *Walk) refineLabels(ctx context.Context, gs []*graph.Graph) ([]*graph.Gr
 		return refineStreamed(ctx, gs, k.WL, threads)
 	}
 	t := takeStreamTables(ctx)
-	if t == nil {
-		t = new(graph.StreamTables)
-	}
 	out, err := graph.RefineGraphsOnWith(t, gs, k.WL, graph.FromLabels, graphParallel(ctx, threads))
 	giveStreamTables(ctx, t)
 	return out, err
@@ -183,11 +180,12 @@ func refineStreamed(ctx context.Context, gs []*graph.Graph, h, threads int) ([]*
 }
 
 // streamRefines reports whether refineLabels refines gs by h iterations
-// on threads workers as a pipeline (see refineStreamed) rather than in
-// graph.RefineGraphsOn's shared table, whose workers miss on the
-// signatures the others stored: from 2 to streamRefineMaxH iterations,
-// where there are stages to run side by side, on at most
-// streamRefineVertices vertices. Two threads, from the labels (a test
+// on threads workers as a pipeline (see refineStreamed) rather than by
+// graph.RefineGraphsOn, split (graph.Splits: on at most 2^16 vertices) or
+// in its shared table, whose workers miss on the signatures the others
+// stored: from 2 to streamRefineMaxH iterations, where there are stages
+// to run side by side, on at most streamRefineVertices vertices, where
+// the refinement is not split. Two threads, from the labels (a test
 // binary, medians of 60 to 300, fast stretches), pipeline against shared
 // table: MUTAG h = 2 79–85 µs against 96–97, h = 3 120 against 146–149
 // (one thread 113 and 170); ENZYMES 741–745 against 788–796 and

@@ -75,17 +75,21 @@ func (w *Workspace) Release() {
 	w.mu.Unlock()
 }
 
-// takeStreamTables lends the signature tables of a pipelined refinement
-// (see stagedStream) of ctx's Workspace, nil where it has none to lend.
+// takeStreamTables lends the signature tables of a refinement, pipelined
+// (see stagedStream) or not, of ctx's Workspace, or new ones where it has
+// none to lend.
 func takeStreamTables(ctx context.Context) *graph.StreamTables {
 	w := workspaceFrom(ctx)
 	if w == nil {
-		return nil
+		return new(graph.StreamTables)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	t := w.streams
 	w.streams = nil
+	if t == nil {
+		t = new(graph.StreamTables)
+	}
 	return t
 }
 

@@ -418,9 +418,6 @@ func (k *GraphInvariant) weights(ctx context.Context, gs []*graph.Graph, threads
 		}
 	}
 	t := takeStreamTables(ctx)
-	if t == nil {
-		t = new(graph.StreamTables)
-	}
 	cols, err := graph.RefineOnWith(t, gs, k.H, graph.Uniform, graphParallel(ctx, threads))
 	giveStreamTables(ctx, t)
 	if err != nil {
