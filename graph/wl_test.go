@@ -569,6 +569,10 @@ func TestRefineOn(t *testing.T) {
 		"random labelled edges": randomGraphs(rng, 200, 40, 10, 2, 3),
 		// One chunk: fewer vertices than two chunks' worth.
 		"small": randomGraphs(rng, 10, 20, 6, 3, 1),
+		// Empty graphs first, among the others and last, where a
+		// split's parts may begin, end or hold nothing but them.
+		"empty graphs": slices.Concat([]*Graph{MustBuild(nil, nil), MustBuild(nil, nil)}, randomGraphs(rng, 60, 20, 6, 3, 1),
+			[]*Graph{MustBuild(nil, nil), MustBuild([]int32{2}, nil)}, randomGraphs(rng, 60, 20, 6, 3, 1), []*Graph{MustBuild(nil, nil), MustBuild(nil, nil)}),
 		// A signature of 3001 words, longer than half of the shared
 		// table's default block of 4096.
 		"star among paths": append(randomGraphs(rng, 100, 20, 6, 3, 1), star(3000), star(3000), path(1, 2, 3)),
