@@ -181,19 +181,25 @@ func refineStreamed(ctx context.Context, gs []*graph.Graph, h, threads int) ([]*
 
 // streamRefines reports whether refineLabels refines gs by h iterations
 // on threads workers as a pipeline (see refineStreamed) rather than by
-// graph.RefineGraphsOn, split (graph.Splits: on at most 2^16 vertices) or
-// in its shared table, whose workers miss on the signatures the others
-// stored: from 2 to streamRefineMaxH iterations, where there are stages
-// to run side by side, on at most streamRefineVertices vertices, where
-// the refinement is not split. Two threads, from the labels (a test
-// binary, medians of 60 to 300, fast stretches), pipeline against shared
-// table: MUTAG h = 2 79–85 µs against 96–97, h = 3 120 against 146–149
-// (one thread 113 and 170); ENZYMES 741–745 against 788–796 and
-// 1117–1140 against 1206–1208; PROTEINS 1707–1717 against 1844–1881 and
-// 2512–2516 against 2758–2777; NCI1 2697 against 3250 and 4298 against
-// 5593. With one iteration, one stage, the pipeline runs on one thread.
+// graph.RefineGraphsOn, split (graph.Splits) or in its shared table: from
+// 2 to streamRefineMaxH iterations, where there are stages to run side by
+// side, on at most streamRefineVertices vertices. Two threads, from the
+// labels (a test binary, medians of 60 to 300, fast stretches), pipeline
+// against shared table: MUTAG h = 2 79–85 µs against 96–97, h = 3 120
+// against 146–149 (one thread 113 and 170); ENZYMES 741–745 against
+// 788–796 and 1117–1140 against 1206–1208; PROTEINS 1707–1717 against
+// 1844–1881 and 2512–2516 against 2758–2777; NCI1 2697 against 3250 and
+// 4298 against 5593. Split, the refinement ran as fast as the pipeline in
+// a test binary, and faster where the VM placed the vCPUs far apart, but
+// under runexp in fast stretches the walk kernel's matrices on MUTAG
+// after three iterations took longer than after the pipeline (length 2:
+// 1.08–1.16 ms against 0.89–0.98, the refinement 0.22–0.25 against
+// 0.17–0.21 and the maps after it 0.65–0.70 against 0.55–0.60; three
+// rounds by turns), for reasons not found. With one iteration, one stage,
+// the pipeline runs on one thread, and the split beats the shared table
+// (0.074–0.088 ms against 0.087–0.100).
 func streamRefines(gs []*graph.Graph, h, threads int) bool {
-	if threads < 2 || h < 2 || h > streamRefineMaxH || len(gs) < 2 || graph.Splits(gs, h, threads) {
+	if threads < 2 || h < 2 || h > streamRefineMaxH || len(gs) < 2 {
 		return false
 	}
 	vertices := 0
