@@ -162,17 +162,32 @@ func refineGraphsOn(t *StreamTables, gs []*Graph, h int, start Start, par Parall
 	if t == nil {
 		t = &StreamTables{}
 	}
+	var (
+		cur [][]int32
+		err error
+	)
 	if split {
-		cols, err := newSplitRefiner(t, gs, h, start, par.workers(), false).run(par)
-		if err != nil {
-			return nil, err
+		var cols [][][]int32
+		if cols, err = newSplitRefiner(t, gs, h, start, par.workers(), false).run(par); err == nil {
+			cur = cols[h]
 		}
-		out := make([]*Graph, len(gs))
-		for i, g := range gs {
-			out[i] = g.WithLabels(cols[h][i])
-		}
-		return out, nil
+	} else {
+		cur, err = refineLast(t, gs, h, start, par)
 	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Graph, len(gs))
+	for i, g := range gs {
+		out[i] = g.WithLabels(cur[i])
+	}
+	return out, nil
+}
+
+// refineLast returns the colours of the last of h iterations, refined an
+// iteration at a time on par's workers in t's first table, or in their
+// shared one (see refiner.step).
+func refineLast(t *StreamTables, gs []*Graph, h int, start Start, par Parallel) ([][]int32, error) {
 	r := newRefiner(gs, h, start, par)
 	r.useTables(t)
 	cur := r.startColours()
@@ -199,14 +214,7 @@ func refineGraphsOn(t *StreamTables, gs []*Graph, h int, start Start, par Parall
 		prevK = k
 	}
 	r.numbered(cur)
-	if err := r.finish(cur, nil); err != nil {
-		return nil, err
-	}
-	out := make([]*Graph, len(gs))
-	for i, g := range gs {
-		out[i] = g.WithLabels(cur[i])
-	}
-	return out, nil
+	return cur, r.finish(cur, nil)
 }
 
 // refiner holds what the iterations of one refinement share, so that the
@@ -489,16 +497,20 @@ type degreeNumbers struct {
 // number writes the colours of g's vertices to out.
 func (d *degreeNumbers) number(g *Graph, out []int32) {
 	for v := range out {
-		deg := int(g.Offsets[v+1] - g.Offsets[v])
-		if deg >= len(d.ids) {
-			d.ids = append(d.ids, make([]int32, deg+1-len(d.ids))...)
-		}
-		if d.ids[deg] == 0 {
-			d.count++
-			d.ids[deg] = int32(d.count)
-		}
-		out[v] = d.ids[deg] - 1
+		out[v] = d.colour(int(g.Offsets[v+1] - g.Offsets[v]))
 	}
+}
+
+// colour returns the colour of degree deg, numbering it if it is new.
+func (d *degreeNumbers) colour(deg int) int32 {
+	if deg >= len(d.ids) {
+		d.ids = append(d.ids, make([]int32, deg+1-len(d.ids))...)
+	}
+	if d.ids[deg] == 0 {
+		d.count++
+		d.ids[deg] = int32(d.count)
+	}
+	return d.ids[deg] - 1
 }
 
 // appendSignature appends the signature of vertex v of g under the colours p

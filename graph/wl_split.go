@@ -2,6 +2,7 @@ package graph
 
 import (
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -34,9 +35,13 @@ type splitRefiner struct {
 	// cols[i] holds the colours after iteration i, cols[0] the start.
 	cols [][][]int32
 
-	tables   *StreamTables
-	start    Start
-	byDegree bool
+	tables *StreamTables
+	// total and words are every graph's vertices and signature words,
+	// for which the first part's tables are sized, as they take the
+	// others' signatures too.
+	total, words int
+	start        Start
+	byDegree     bool
 	// merging is the merger's time in merges, not waiting for them.
 	merging time.Duration
 	merger  atomic.Bool  // a worker has taken the merges
@@ -45,11 +50,8 @@ type splitRefiner struct {
 
 // splitPart is a run of consecutive graphs that one worker refines.
 type splitPart struct {
-	g0, g1 int
-	// vertices and words size the part's tables: the first part's,
-	// which take the others' signatures too, every graph's.
-	vertices, words int
-	own             int // vertices of the part's graphs
+	g0, g1          int
+	vertices, words int // of the part's graphs
 	claimed         atomic.Bool
 	refined         atomic.Int32  // iterations numbered
 	took            time.Duration // refining the part
@@ -63,11 +65,10 @@ type splitPart struct {
 	iters  []wlWorker
 	sigs   []sigList
 	global [][]int32
-	// With byDegree, the part's degrees in order of first appearance,
-	// its first iteration's signatures.
-	degs    degreeNumbers
-	degList []int32
-	_       [64]byte
+	// With byDegree, the part's numbers of its degrees, its first
+	// iteration's signatures.
+	degs degreeNumbers
+	_    [64]byte
 }
 
 // splitMinVertices is the fewest vertices per worker below which a
@@ -90,8 +91,14 @@ func Splits(gs []*Graph, h, workers int) bool {
 	for _, g := range gs {
 		total += g.N()
 	}
-	workers = min(workers, total/splitMinVertices, len(gs))
-	return h >= 1 && h <= splitMaxH && workers >= 2 && total <= splitMaxVertices
+	return h >= 1 && h <= splitMaxH && total <= splitMaxVertices && splitWorkers(total, len(gs), workers) >= 2
+}
+
+// splitWorkers returns the parts that a split refinement of graphs graphs
+// of total vertices on up to workers workers has: at least
+// splitMinVertices vertices and one graph each, where there can be.
+func splitWorkers(total, graphs, workers int) int {
+	return max(1, min(workers, total/splitMinVertices, graphs))
 }
 
 // newSplitRefiner returns a splitRefiner for h ≥ 1 iterations over gs from
@@ -105,24 +112,19 @@ func newSplitRefiner(t *StreamTables, gs []*Graph, h int, start Start, workers i
 		total += g.N()
 		words += g.N() + len(g.Adj)
 	}
-	workers = max(1, min(workers, total/splitMinVertices, len(gs)))
+	workers = splitWorkers(total, len(gs), workers)
 	t.grow(workers * h)
-	s := &splitRefiner{gs: gs, h: h, all: all, byDegree: degreeColours(gs, start), tables: t}
-	// The merger's part is smaller, as it merges the others' after it.
-	shares := make([]float64, workers)
-	for p := range shares {
-		shares[p] = 1
+	s := &splitRefiner{gs: gs, h: h, all: all, byDegree: degreeColours(gs, start), tables: t, total: total, words: words, start: start}
+	// The merger's part is smaller, as it merges the others' after it:
+	// share to another's 1. Part p ends where the vertices reach its
+	// fraction of them.
+	share := t.share
+	if share == 0 {
+		share = splitMergerShare
 	}
-	shares[0] = t.share
-	if shares[0] == 0 {
-		shares[0] = splitMergerShare
-	}
-	var sum float64
-	for _, x := range shares {
-		sum += x
-	}
+	sum := share + float64(workers-1)
 	s.parts = make([]splitPart, workers)
-	p, n, target := 0, 0, float64(total)*shares[0]/sum
+	p, n, target := 0, 0, float64(total)*share/sum
 	for i, g := range gs {
 		n += g.N()
 		if (float64(n) >= target && p < workers-1) || i == len(gs)-1 {
@@ -131,9 +133,7 @@ func newSplitRefiner(t *StreamTables, gs []*Graph, h int, start Start, workers i
 				s.parts[p+1].g0 = i + 1
 			}
 			p++
-			if p < workers {
-				target += float64(total) * shares[p] / sum
-			}
+			target += float64(total) / sum
 		}
 	}
 	s.parts = s.parts[:max(p, 1)]
@@ -141,16 +141,12 @@ func newSplitRefiner(t *StreamTables, gs []*Graph, h int, start Start, workers i
 		pt := &s.parts[q]
 		for _, g := range gs[pt.g0:pt.g1] {
 			pt.vertices += g.N()
-			pt.own += g.N()
 			pt.words += g.N() + len(g.Adj)
 		}
 		pt.iters = t.iters[q*h : (q+1)*h]
 		pt.sigs = t.sigs[q*h : (q+1)*h]
 		pt.global = make([][]int32, h)
 	}
-	// The first part's tables take the others' signatures too.
-	s.parts[0].vertices, s.parts[0].words = total, words
-	s.start = start
 	s.cols = make([][][]int32, h+1)
 	for i := range s.cols {
 		s.cols[i] = make([][]int32, len(gs))
@@ -252,20 +248,15 @@ func (s *splitRefiner) refine(p int) {
 		prev, next := s.cols[i-1], s.cols[i]
 		if i == 1 && s.byDegree {
 			for g := pt.g0; g < pt.g1; g++ {
-				before := pt.degs.count
 				pt.degs.number(s.gs[g], next[g])
-				if pt.degs.count > before {
-					// Record the new degrees in order.
-					for v, c := range next[g] {
-						if int(c) >= len(pt.degList) {
-							pt.degList = append(pt.degList, int32(s.gs[g].Offsets[v+1]-s.gs[g].Offsets[v]))
-						}
-					}
-				}
 			}
 		} else {
 			wk, l := &pt.iters[i-1], &pt.sigs[i-1]
-			wk.prepare(l, pt.vertices, pt.words)
+			if p == 0 {
+				wk.prepare(l, s.total, s.words)
+			} else {
+				wk.prepare(l, pt.vertices, pt.words)
+			}
 			// The list has room for every signature, so the
 			// merger can read the arrays while they fill.
 			pt.views[i-1] = sigList{bounds: l.bounds[:cap(l.bounds)], keys: l.keys[:cap(l.keys)]}
@@ -301,7 +292,7 @@ func (s *splitRefiner) colours(pt *splitPart) {
 		first = 0
 	}
 	for i := first; i <= gens; i++ {
-		flat := make([]int32, pt.own)
+		flat := make([]int32, pt.vertices)
 		for g := pt.g0; g < pt.g1; g++ {
 			n := s.gs[g].N()
 			s.cols[i][g], flat = flat[:n:n], flat[n:]
@@ -335,7 +326,7 @@ func (s *splitRefiner) merge() {
 				continue
 			}
 			if i == 1 && s.byDegree {
-				pt.global[0] = s.mergeDegrees(pt.global[0], pt.degList)
+				pt.global[0] = s.mergeDegrees(pt.global[0], &pt.degs)
 				continue
 			}
 			var prev []int32 // the part's colours of iteration i−1 in the first's
@@ -388,20 +379,19 @@ func (s *splitRefiner) mergeSigs(glob []int32, view sigList, n int, prev []int32
 	return glob
 }
 
-// mergeDegrees numbers degs, a part's degrees in order of first
-// appearance, in the first part's, and returns their colours in glob.
-func (s *splitRefiner) mergeDegrees(glob []int32, degs []int32) []int32 {
-	d := &s.parts[0].degs
-	glob = glob[:0]
-	for _, deg := range degs {
-		if int(deg) >= len(d.ids) {
-			d.ids = append(d.ids, make([]int32, int(deg)+1-len(d.ids))...)
+// mergeDegrees numbers the degrees of a part, numbered by degs in order
+// of first appearance, in the first part's numbers, and returns their
+// colours in glob, by the part's.
+func (s *splitRefiner) mergeDegrees(glob []int32, degs *degreeNumbers) []int32 {
+	glob = slices.Grow(glob[:0], degs.count)[:degs.count]
+	byColour := make([]int, degs.count) // the degree of each of the part's colours
+	for deg, c := range degs.ids {
+		if c > 0 {
+			byColour[c-1] = deg
 		}
-		if d.ids[deg] == 0 {
-			d.count++
-			d.ids[deg] = int32(d.count)
-		}
-		glob = append(glob, d.ids[deg]-1)
+	}
+	for c, deg := range byColour {
+		glob[c] = s.parts[0].degs.colour(deg)
 	}
 	return glob
 }

@@ -11,8 +11,8 @@ import (
 // computed under the same context: the interners' tables, the
 // accumulators, the per-vertex vectors and the feature vectors of the
 // walk kernel's explicit map, and the posting lists of its dot products;
-// the signature tables of the refinements run as pipelines (see
-// stagedStream), GI's and the walk kernel's.
+// the signature tables of GI's and the walk kernel's WL refinements, run
+// as pipelines (see stagedStream) or not (graph.RefineOnWith).
 // Attach one to a context with WithWorkspace; without one, every Gram
 // matrix allocates its buffers anew.
 //
