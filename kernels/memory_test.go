@@ -113,6 +113,16 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 		{"walk-l8-threads2-workspace", "U251", 300, 0, &Walk{Length: 8, Threads: 2}, true},
 		{"walk-l9-threads2-workspace", "MUTAG", 0, 0, &Walk{Length: 9, Threads: 2}, true},
 		{"walk-l4-wl1", "U251", 300, 0, &Walk{Length: 4, WL: 1}, false},
+		// WL refinement's signature tables, which a Workspace keeps
+		// (see refineBytes): one table on one thread, one an
+		// iteration pipelined (h = 2 to 4), split (MUTAG, h = 1), the
+		// shared table (NCI1, h = 1). Without the tables the estimate
+		// of the pipelined row was 17 MiB, its tables alone 24.
+		{"walk-l1-wl4-workspace", "NCI1", 0, 0, &Walk{Length: 1, WL: 4}, true},
+		{"walk-l0-wl4-threads2-workspace", "NCI1", 0, 0, &Walk{Length: 0, WL: 4, Threads: 2}, true},
+		{"walk-l1-wl3-threads2-workspace", "NCI1", 0, 0, &Walk{Length: 1, WL: 3, Threads: 2}, true},
+		{"walk-l1-wl1-threads2-workspace", "NCI1", 0, 0, &Walk{Length: 1, WL: 1, Threads: 2}, true},
+		{"walk-l1-wl1-threads2-workspace", "MUTAG", 0, 0, &Walk{Length: 1, WL: 1, Threads: 2}, true},
 		{"walk-l10", "NCI1", 400, 0, &Walk{Length: 10}, false},
 		{"walk-l8", "NCI1", 0, 0, &Walk{Length: 8}, false},
 		{"sp", "NCI1", 0, 6, &ShortestPath{}, false},

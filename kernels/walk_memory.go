@@ -224,7 +224,9 @@ func dotBytes(vecs, nnz, dim float64, threads int) float64 {
 // vectors are computed (the vectors, the interner, the accumulators and,
 // for Max, the weights; with threads, also the shared interner of the
 // parallel map and every thread's accumulators) and while they are
-// multiplied (see dotBytes). It costs about estimateSample/len(gs) of the
+// multiplied (see dotBytes), to which WL refinement adds the refined
+// labels and the signature tables that a Workspace keeps, and the
+// refinement itself (see refineBytes). It costs about estimateSample/len(gs) of the
 // feature map, or more, since the sample holds the largest graphs.
 //
 // Every sequence and non-zero is a walk, so the same formula with every
@@ -239,6 +241,10 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 		return 0
 	}
 	n := len(gs)
+	// total adds the refinement's bytes to an estimate of the map's and
+	// the dot products'.
+	peak, kept := refineBytes(gs, k.WL, threadsOr(k.Threads))
+	total := func(x float64) float64 { return max(gcHeadroom*peak, x+gcHeadroom*kept) }
 	walks, all := make([]float64, n), make([]float64, n)
 	var sumWalks, sumAll float64
 	for i, g := range gs {
@@ -249,7 +255,7 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 	// A Dirac kernel's mapper takes the generic path when the labels are
 	// too many to pack, so the bound takes the larger of the two.
 	dirac := isDirac(k.Vertex) && isDirac(k.Edge)
-	bound := max(k.mapBytes(n, dirac, sumWalks, sumAll), k.mapBytes(n, false, sumWalks, sumAll))
+	bound := total(max(k.mapBytes(n, dirac, sumWalks, sumAll), k.mapBytes(n, false, sumWalks, sumAll)))
 	if limit > 0 && bound <= float64(limit) {
 		return int64(bound)
 	}
@@ -286,7 +292,7 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 		if vecs[i], err = b.graphVector(context.Background(), g); err != nil {
 			if errors.Is(err, errBudget) {
 				s := float64(b.size())
-				return int64(max(k.mapBytes(n, dirac, 0, s), float64(limit)+1))
+				return int64(max(total(k.mapBytes(n, dirac, 0, s)), float64(limit)+1))
 			}
 			return 0
 		}
@@ -302,8 +308,52 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 	}
 	nnz := smp.total(nnzs, walks)
 	seqs := smp.features(vecs, all)
-	return int64(min(bound, k.mapBytes(n, dirac, nnz, seqs)))
+	return int64(min(bound, total(k.mapBytes(n, dirac, nnz, seqs))))
 }
+
+// refineBytes returns the bytes that refineLabels holds at its peak as it
+// refines gs by h iterations on threads, and those it holds after, while
+// the map and the dot products run: the refined labels, and the signature
+// tables, which it leaves in the Workspace where there is one. A table
+// holds up to refineSlotBytes a vertex in slots and bounds and 8 bytes a
+// word of signature, a vertex's and its neighbours' colours; a labelling
+// 4 bytes a vertex. The split refinement (graph.Splits) keeps a table for
+// all vertices and one for each other part's vertices, an iteration; the
+// pipeline (streamRefines) one an iteration and every iteration's
+// colours; the shared table one, and 8 bytes a vertex to renumber, and
+// keeps none after; one thread one. Measured on NCI1 (Bytes of the
+// Workspace's tables, and the peak of the heap without a Workspace, by
+// vertex): one thread 50 and 65; the pipeline 50 and 58 an iteration; the
+// shared table 32–54 at its peak; split, on MUTAG at h = 1, 81 and 77.
+// The formulas take 65 to 66 bytes a table there.
+func refineBytes(gs []*graph.Graph, h, threads int) (peak, kept float64) {
+	if h == 0 || len(gs) == 0 {
+		return 0, 0
+	}
+	var v, words float64
+	for _, g := range gs {
+		v += float64(g.N())
+		words += float64(g.N() + len(g.Adj))
+	}
+	table := refineSlotBytes*v + 8*words
+	labels := 4 * v
+	fh := float64(h)
+	switch {
+	case threads > 1 && streamRefines(gs, h, threads):
+		kept = fh * table
+		return kept + (fh+1)*labels, kept + labels
+	case threads > 1 && graph.Splits(gs, h, threads):
+		kept = 2 * fh * table
+		return kept + 2*labels, kept + labels
+	case threads > 1:
+		return table + 8*v + 2*labels, labels
+	}
+	return table + 2*labels, table + labels
+}
+
+// refineSlotBytes is the bytes a vertex of a signature table's slots and
+// bounds: 32 in slots, at the lowest load, and 8 in bounds.
+const refineSlotBytes = 40
 
 // mapBytes is the estimate of EstimateBytes, gcHeadroom times the live
 // data, for n graphs whose vectors hold nnz non-zeros, of seqs distinct
