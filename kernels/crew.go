@@ -78,10 +78,15 @@ func crewFrom(ctx context.Context) *Crew {
 // workers' shared state, or a single task of one row. forRows runs it on
 // a Crew's helpers or on goroutines of its own.
 type stretch struct {
-	ctx  context.Context
-	n    int
-	fn   func(worker, i int) error
+	ctx context.Context
+	n   int
+	fn  func(worker, i int) error
+	// next is on a cache line of its own: each claim writes it, and
+	// every row reads stop, which on the same line made each claim cost
+	// the other workers a miss at their next row.
+	_    [64]byte
 	next atomic.Int64
+	_    [56]byte
 	stop atomic.Bool  // a worker failed
 	slot atomic.Int32 // the next worker index
 	// active counts the helpers that joined and are not back to
