@@ -225,9 +225,10 @@ func dotBytes(vecs, nnz, dim float64, threads int) float64 {
 // for Max, the weights; with threads, also the shared interner of the
 // parallel map and every thread's accumulators) and while they are
 // multiplied (see dotBytes), to which WL refinement adds the refined
-// labels and the signature tables that a Workspace keeps, and the
-// refinement itself (see refineBytes). It costs about estimateSample/len(gs) of the
-// feature map, or more, since the sample holds the largest graphs.
+// labels and the signature tables that a Workspace keeps, unless the
+// refinement itself holds more (see refineBytes). It costs about
+// estimateSample/len(gs) of the feature map, or more, since the sample
+// holds the largest graphs.
 //
 // Every sequence and non-zero is a walk, so the same formula with every
 // walk distinct bounds the estimate; when that bound is within limit the
@@ -321,7 +322,7 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 // all vertices and one for each other part's vertices, an iteration; the
 // pipeline (streamRefines) one an iteration and every iteration's
 // colours; the shared table one, and 8 bytes a vertex to renumber, and
-// keeps none after; one thread one. Measured on NCI1 (Bytes of the
+// keeps no table after; one thread one. Measured on NCI1 (Bytes of the
 // Workspace's tables, and the peak of the heap without a Workspace, by
 // vertex): one thread 50 and 65; the pipeline 50 and 58 an iteration; the
 // shared table 32–54 at its peak; split, on MUTAG at h = 1, 81 and 77.
