@@ -70,6 +70,17 @@ func (g *Graph) WithLabels(l []int32) *Graph {
 	return &h
 }
 
+// Relabelled returns the graphs gs with the vertex labels labels[i] of
+// each graph i, as WithLabels does one graph: the refined graphs of a WL
+// refinement from its colours.
+func Relabelled(gs []*Graph, labels [][]int32) []*Graph {
+	out := make([]*Graph, len(gs))
+	for i, g := range gs {
+		out[i] = g.WithLabels(labels[i])
+	}
+	return out
+}
+
 // Edge is an undirected edge between vertices U and V with a label, used to
 // build graphs.
 type Edge struct {

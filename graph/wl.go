@@ -177,11 +177,7 @@ func refineGraphsOn(t *StreamTables, gs []*Graph, h int, start Start, par Parall
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*Graph, len(gs))
-	for i, g := range gs {
-		out[i] = g.WithLabels(cur[i])
-	}
-	return out, nil
+	return Relabelled(gs, cur), nil
 }
 
 // refineLast returns the colours of the last of h iterations, refined an

@@ -1073,3 +1073,26 @@ func TestSplitBalance(t *testing.T) {
 		}
 	}
 }
+
+// TestRelabelled checks that Relabelled gives each graph its own labels
+// and keeps its structure, and leaves the graphs it was given as they were.
+func TestRelabelled(t *testing.T) {
+	gs := []*Graph{path(1, 2, 3), path(), path(4)}
+	labels := [][]int32{{7, 8, 9}, {}, {5}}
+	out := Relabelled(gs, labels)
+	if len(out) != len(gs) {
+		t.Fatalf("got %d graphs, want %d", len(out), len(gs))
+	}
+	for i, g := range out {
+		if !slices.Equal(g.Labels, labels[i]) {
+			t.Errorf("graph %d: labels %v, want %v", i, g.Labels, labels[i])
+		}
+		if !slices.Equal(g.Adj, gs[i].Adj) || !slices.Equal(g.Offsets, gs[i].Offsets) {
+			t.Errorf("graph %d: structure changed", i)
+		}
+	}
+	// The inputs keep their labels (path's, by hand).
+	if !slices.Equal(gs[0].Labels, []int32{1, 2, 3}) || !slices.Equal(gs[2].Labels, []int32{4}) {
+		t.Errorf("inputs relabelled: %v, %v", gs[0].Labels, gs[2].Labels)
+	}
+}

@@ -170,11 +170,7 @@ func refineStreamed(ctx context.Context, gs []*graph.Graph, h, threads int) ([]*
 	if err != nil {
 		return nil, err
 	}
-	cols := s.st.Colours()[h]
-	out := make([]*graph.Graph, len(gs))
-	for i, g := range gs {
-		out[i] = g.WithLabels(cols[i])
-	}
+	out := graph.Relabelled(gs, s.st.Colours()[h])
 	s.giveBack(ctx)
 	return out, nil
 }
