@@ -25,16 +25,9 @@ func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if !(*alpha > 0 && *alpha < 1) || !(*threshold > 0) {
 		return usagef("-alpha must be in (0,1) and -threshold > 0")
 	}
-	var sets [2][]harness.Row
-	for i, d := range dirs {
-		rows, _, err := harness.ReadRows(d)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", d, err)
-		}
-		if len(rows) == 0 {
-			return fmt.Errorf("%s holds no results (no cells.jsonl rows)", d)
-		}
-		sets[i] = rows
+	sets, err := readRowPair(dirs)
+	if err != nil {
+		return err
 	}
 	c := harness.Compare(sets[0], sets[1], harness.CompareOptions{Alpha: *alpha, Threshold: *threshold})
 	counts := map[string]int{}
@@ -51,4 +44,21 @@ func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%d significant regressions (p < %g, slower by more than %g%%)", n, *alpha, 100**threshold)
 	}
 	return nil
+}
+
+// readRowPair reads the results rows of the two folders dirs, each of
+// which must hold some.
+func readRowPair(dirs []string) ([2][]harness.Row, error) {
+	var sets [2][]harness.Row
+	for i, d := range dirs {
+		rows, _, err := harness.ReadRows(d)
+		if err != nil {
+			return sets, fmt.Errorf("read %s: %w", d, err)
+		}
+		if len(rows) == 0 {
+			return sets, fmt.Errorf("%s holds no results (no cells.jsonl rows)", d)
+		}
+		sets[i] = rows
+	}
+	return sets, nil
 }

@@ -56,6 +56,7 @@ func TestCommands(t *testing.T) {
 	bad := writeFile(t, tmp, "bad.yaml", strings.Replace(tinySpec, "seed: 1\n", "seed: 1\nbogus: 2\n", 1))
 	missing := writeFile(t, tmp, "missing.yaml", strings.Replace(tinySpec, "MUTAG", "NOSUCHDATA", 1))
 	out := filepath.Join(tmp, "results")
+	out2 := filepath.Join(tmp, "results-threads")
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 
@@ -77,6 +78,12 @@ func TestCommands(t *testing.T) {
 		{"validate the benchmark specs", nil, append([]string{"validate"}, projectSpecs(t, "bench")...), 0, "nightly-threads.yaml", ""},
 		{"run", nil, []string{"run", tiny, "-out", out, "-progress", "log"}, 0, "tiny [quick]: 4 rows (4 new, 0 kept)", "ok"},
 		{"run again resumes", nil, []string{"run", "-out", out, tiny}, 0, "4 rows (0 new, 4 kept)", ""},
+		{"run on two threads", nil, []string{"run", "-out", out2, "-threads", "2", tiny}, 0, "4 rows (4 new, 0 kept)", ""},
+		// The cells match across the threads parameter.
+		{"speedup", nil, []string{"speedup", filepath.Join(out, "tiny"), filepath.Join(out2, "tiny")}, 0, "4 cell methods with ok runs on both sides", ""},
+		{"speedup usage", nil, []string{"speedup", filepath.Join(out, "tiny")}, 2, "", "want two results folders"},
+		{"speedup bad target", nil, []string{"speedup", "-target", "0", out, out2}, 2, "", "-target must be > 0"},
+		{"speedup no results", nil, []string{"speedup", tmp, filepath.Join(out2, "tiny")}, 1, "", "holds no results"},
 		{"run other profile refused", nil, []string{"run", "-out", out, "-profile", "full", tiny}, 2, "", "holds results of profile quick, not full"},
 		{"run bad profile", nil, []string{"run", "-profile", "huge", tiny}, 2, "", `unknown profile "huge"`},
 		{"run bad shard", nil, []string{"run", "-shard", "4/4", tiny}, 2, "", "want 0 ≤ i < N"},
