@@ -6,7 +6,7 @@ PROFILE  ?= quick
 RUNEXP   := bin/runexp
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all deps build test bench gobench reproduce vet clean
+.PHONY: all deps build test bench gobench speedup reproduce vet clean
 
 all: build
 
@@ -72,6 +72,17 @@ bench-baseline:
 
 gobench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./kernels/
+
+# speedup runs one spec, the two-thread benchmark's by default, on one
+# thread into SPEEDUP_OUT/1 and on two into SPEEDUP_OUT/2, and prints each
+# cell's speed-up (issue 9's target: 1.8× on two threads). A rerun
+# resumes; another spec wants another SPEEDUP_OUT.
+SPEEDUP_OUT ?= results/speedup
+SPEEDUP_SPEC ?= experiments/bench/nightly-threads.yaml
+speedup: build
+	$(RUNEXP) run -out $(SPEEDUP_OUT)/1 -threads 1 $(SPEEDUP_SPEC)
+	$(RUNEXP) run -out $(SPEEDUP_OUT)/2 -threads 2 $(SPEEDUP_SPEC)
+	$(RUNEXP) speedup $(SPEEDUP_OUT)/1/*/ $(SPEEDUP_OUT)/2/*/
 
 # reproduce runs every spec's profile (quick by default; PROFILE=full for the
 # paper's scale), then draws every figure from the results. A rerun resumes
