@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -20,8 +21,11 @@ type SpeedUp struct {
 	A, B   float64
 	NA, NB int
 	// Ratio is A/B, the speed-up of B's runs over A's; 0 where either
-	// has no ok run.
-	Ratio float64
+	// has no ok run. Over several rounds (see SpeedUpRounds), A, B and
+	// Ratio are the medians of the rounds' and Ratios holds each round's
+	// ratio, in order.
+	Ratio  float64
+	Ratios []float64
 	// C2C is the median round trip between cores measured before B's
 	// runs (t_c2c, seconds), 0 where none knows it; Cores the median of
 	// t_cpu/t_wall over B's runs, 0 where none knows it.
@@ -112,6 +116,81 @@ func SpeedUps(a, b []Row) (ups []SpeedUp, onlyA, onlyB int) {
 	return ups, onlyA, onlyB
 }
 
+// SpeedUpRounds is SpeedUps over rounds: rounds[k] holds the rows of round
+// k's runs on fewer threads and on more, run one after the other, so that
+// each ratio is taken between runs close in time, on a machine whose speed
+// drifts. The cell methods are those of the first round; the figures of
+// each are the medians of those of the rounds that have it, NA and NB
+// their runs in all, unless a round has no ok run of it on a side: then
+// it is listed as SpeedUps lists it for the first such round. Cell
+// methods of a round's folder only are counted over the rounds, and those
+// of a later round missing from the first as in its B only.
+func SpeedUpRounds(rounds [][2][]Row) (ups []SpeedUp, onlyA, onlyB int) {
+	type acc struct {
+		u                  SpeedUp
+		as, bs, c2c, cores []float64
+		failed             bool
+	}
+	accs := map[[2]string]*acc{}
+	var order [][2]string
+	for k, r := range rounds {
+		us, oa, ob := SpeedUps(r[0], r[1])
+		onlyA += oa
+		onlyB += ob
+		for _, u := range us {
+			key := [2]string{u.Cell, u.Method}
+			a := accs[key]
+			if a == nil {
+				if k > 0 {
+					// Missing from an earlier round.
+					onlyB++
+					continue
+				}
+				a = &acc{u: u}
+				accs[key] = a
+				order = append(order, key)
+			}
+			a.u.ThreadsA, a.u.ThreadsB = max(a.u.ThreadsA, u.ThreadsA), max(a.u.ThreadsB, u.ThreadsB)
+			if a.failed {
+				continue
+			}
+			if u.Ratio == 0 {
+				a.failed = true
+				a.u = u
+				continue
+			}
+			a.u.Ratios = append(a.u.Ratios, u.Ratio)
+			a.as, a.bs = append(a.as, u.A), append(a.bs, u.B)
+			if u.C2C > 0 {
+				a.c2c = append(a.c2c, u.C2C)
+			}
+			if u.Cores > 0 {
+				a.cores = append(a.cores, u.Cores)
+			}
+			if k > 0 {
+				a.u.NA += u.NA
+				a.u.NB += u.NB
+			}
+		}
+	}
+	for _, key := range order {
+		a := accs[key]
+		u := a.u
+		if !a.failed {
+			u.A, u.B, u.Ratio = Median(a.as), Median(a.bs), Median(u.Ratios)
+			u.C2C, u.Cores = 0, 0
+			if len(a.c2c) > 0 {
+				u.C2C = Median(a.c2c)
+			}
+			if len(a.cores) > 0 {
+				u.Cores = Median(a.cores)
+			}
+		}
+		ups = append(ups, u)
+	}
+	return ups, onlyA, onlyB
+}
+
 // withoutThreads returns the parameters params, "k=v" joined by commas,
 // without the threads one.
 func withoutThreads(params string) string {
@@ -141,8 +220,14 @@ func (u SpeedUp) String() string {
 		}
 		return fmt.Sprintf("%s [%s]: %s on %s, %s on %s", u.Cell, u.Method, sa, threadsOf(u.ThreadsA), sb, threadsOf(u.ThreadsB))
 	}
-	s := fmt.Sprintf("%s [%s]: %.4gs on %s -> %.4gs on %s, %.2f× (n=%d+%d",
-		u.Cell, u.Method, u.A, threadsOf(u.ThreadsA), u.B, threadsOf(u.ThreadsB), u.Ratio, u.NA, u.NB)
+	s := fmt.Sprintf("%s [%s]: %.4gs on %s -> %.4gs on %s, %.2f×",
+		u.Cell, u.Method, u.A, threadsOf(u.ThreadsA), u.B, threadsOf(u.ThreadsB), u.Ratio)
+	if len(u.Ratios) > 1 {
+		s += fmt.Sprintf(" (%.2f–%.2f over %d rounds; ", slices.Min(u.Ratios), slices.Max(u.Ratios), len(u.Ratios))
+	} else {
+		s += " ("
+	}
+	s += fmt.Sprintf("n=%d+%d", u.NA, u.NB)
 	if u.Cores > 0 {
 		s += fmt.Sprintf(", cores %.2f", u.Cores)
 	}

@@ -75,3 +75,47 @@ func TestWithoutThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeedUpRounds checks that the ratios are taken within each round,
+// and their median across rounds.
+func TestSpeedUpRounds(t *testing.T) {
+	row := func(kernel, method string, threads int, status string, wall float64) Row {
+		params := ""
+		if threads > 1 {
+			params = "threads=2"
+		}
+		return Row{Data: "M", Kernel: kernel, Params: params, Method: method, Threads: threads, Status: status, Wall: wall}
+	}
+	// gi takes 1, 2 and 3 s on one thread in the three rounds, as the
+	// machine slows, and 0.5, 1.25 and 1.4 on two: ratios 2, 1.6 and
+	// 2.14; sp fails on two threads in round 2; walk is in round 2's
+	// two-thread runs alone.
+	rounds := [][2][]Row{
+		{{row("gi", "explicit", 1, StatusOK, 1), row("sp", "explicit", 1, StatusOK, 1)},
+			{row("gi", "explicit", 2, StatusOK, 0.5), row("sp", "explicit", 2, StatusOK, 0.5)}},
+		{{row("gi", "explicit", 1, StatusOK, 2), row("sp", "explicit", 1, StatusOK, 1.5)},
+			{row("gi", "explicit", 2, StatusOK, 1.25), row("sp", "explicit", 2, StatusOOM, 0), row("walk", "explicit", 2, StatusOK, 1)}},
+		{{row("gi", "explicit", 1, StatusOK, 3), row("sp", "explicit", 1, StatusOK, 1)},
+			{row("gi", "explicit", 2, StatusOK, 1.4), row("sp", "explicit", 2, StatusOK, 0.5)}},
+	}
+	ups, onlyA, onlyB := SpeedUpRounds(rounds)
+	if onlyA != 0 || onlyB != 1 {
+		t.Errorf("only in A %d, in B %d; want 0 and 1 (walk, in round 2's B only)", onlyA, onlyB)
+	}
+	if len(ups) != 2 {
+		t.Fatalf("got %d speed-ups, want 2: %v", len(ups), ups)
+	}
+	gi, sp := ups[0], ups[1]
+	// By hand: the median of the rounds' ratios 2, 1.6 and 2.14 is 2;
+	// the walls pooled over the rounds (medians 2 and 1.25) would give
+	// 1.6. A and B are the medians of the rounds' walls.
+	if gi.Ratio != 2 || len(gi.Ratios) != 3 || gi.Ratios[1] != 1.6 || gi.A != 2 || gi.B != 1.25 || gi.NA != 3 || gi.NB != 3 {
+		t.Errorf("gi: %+v", gi)
+	}
+	if sp.Ratio != 0 || sp.StatusB != StatusOOM {
+		t.Errorf("sp: %+v, want no ratio and oom on two threads", sp)
+	}
+	if s := gi.String(); !strings.Contains(s, "2.00× (1.60–2.14 over 3 rounds; n=3+3") {
+		t.Errorf("String() = %q", s)
+	}
+}

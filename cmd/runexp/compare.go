@@ -25,7 +25,7 @@ func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if !(*alpha > 0 && *alpha < 1) || !(*threshold > 0) {
 		return usagef("-alpha must be in (0,1) and -threshold > 0")
 	}
-	sets, err := readRowPair(dirs)
+	sets, err := readRowSets(dirs)
 	if err != nil {
 		return err
 	}
@@ -46,17 +46,17 @@ func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// readRowPair reads the results rows of the two folders dirs, each of
+// readRowSets reads the results rows of each folder of dirs, each of
 // which must hold some.
-func readRowPair(dirs []string) ([2][]harness.Row, error) {
-	var sets [2][]harness.Row
+func readRowSets(dirs []string) ([][]harness.Row, error) {
+	sets := make([][]harness.Row, len(dirs))
 	for i, d := range dirs {
 		rows, _, err := harness.ReadRows(d)
 		if err != nil {
-			return sets, fmt.Errorf("read %s: %w", d, err)
+			return nil, fmt.Errorf("read %s: %w", d, err)
 		}
 		if len(rows) == 0 {
-			return sets, fmt.Errorf("%s holds no results (no cells.jsonl rows)", d)
+			return nil, fmt.Errorf("%s holds no results (no cells.jsonl rows)", d)
 		}
 		sets[i] = rows
 	}

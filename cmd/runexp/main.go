@@ -40,7 +40,7 @@ func commands() map[string]command {
 		"calibrate": {"measure this machine's cost constants for the advice of -method auto", cmdCalibrate},
 		"table":     {"print the paper's Table 3 beside a table3-discrete results folder", cmdTable},
 		"compare":   {"compare two results folders and fail on significant regressions", cmdCompare},
-		"speedup":   {"print the speed-up of a spec's runs on more threads over its runs on fewer", cmdSpeedUp},
+		"speedup":   {"print the speed-up of a spec's runs on more threads over its runs on fewer, by rounds", cmdSpeedUp},
 		"report":    {"compile the results folders into results/REPORT.md and its HTML twin", cmdReport},
 		"run":       {"run experiment specs and record their results", cmdRun},
 		"validate":  {"check experiment specs without running them", cmdValidate},

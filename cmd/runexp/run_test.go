@@ -80,8 +80,9 @@ func TestCommands(t *testing.T) {
 		{"run again resumes", nil, []string{"run", "-out", out, tiny}, 0, "4 rows (0 new, 4 kept)", ""},
 		{"run on two threads", nil, []string{"run", "-out", out2, "-threads", "2", tiny}, 0, "4 rows (4 new, 0 kept)", ""},
 		// The cells match across the threads parameter.
-		{"speedup", nil, []string{"speedup", filepath.Join(out, "tiny"), filepath.Join(out2, "tiny")}, 0, "4 cell methods with ok runs on both sides", ""},
-		{"speedup usage", nil, []string{"speedup", filepath.Join(out, "tiny")}, 2, "", "want two results folders"},
+		{"speedup", nil, []string{"speedup", filepath.Join(out, "tiny"), filepath.Join(out2, "tiny")}, 0, "4 cell methods with ok runs on both sides in 1 round:", ""},
+		{"speedup rounds", nil, []string{"speedup", filepath.Join(out, "tiny"), filepath.Join(out2, "tiny"), filepath.Join(out, "tiny"), filepath.Join(out2, "tiny")}, 0, "over 2 rounds", ""},
+		{"speedup usage", nil, []string{"speedup", filepath.Join(out, "tiny")}, 2, "", "want results folders of one spec in pairs"},
 		{"speedup bad target", nil, []string{"speedup", "-target", "0", out, out2}, 2, "", "-target must be > 0"},
 		{"speedup no results", nil, []string{"speedup", tmp, filepath.Join(out2, "tiny")}, 1, "", "holds no results"},
 		{"run other profile refused", nil, []string{"run", "-out", out, "-profile", "full", tiny}, 2, "", "holds results of profile quick, not full"},

@@ -10,7 +10,9 @@ import (
 )
 
 // cmdSpeedUp prints the speed-up of the runs of one results folder over
-// another's, cell by cell: the same spec run on one thread and on more.
+// another's, cell by cell: the same spec run on one thread and on more;
+// over several such pairs, rounds run by turns, the median of each
+// round's speed-up.
 func cmdSpeedUp(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("speedup")
 	target := fs.Float64("target", 1.8, "speed-up that the summary counts the cells against")
@@ -18,17 +20,21 @@ func cmdSpeedUp(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if len(dirs) != 2 {
-		return usagef("want two results folders of one spec: FEWER-THREADS MORE-THREADS")
+	if len(dirs) < 2 || len(dirs)%2 != 0 {
+		return usagef("want results folders of one spec in pairs, a round each: FEWER-THREADS MORE-THREADS [FEWER MORE ...]")
 	}
 	if !(*target > 0) {
 		return usagef("-target must be > 0")
 	}
-	sets, err := readRowPair(dirs)
+	sets, err := readRowSets(dirs)
 	if err != nil {
 		return err
 	}
-	ups, onlyA, onlyB := harness.SpeedUps(sets[0], sets[1])
+	rounds := make([][2][]harness.Row, len(sets)/2)
+	for k := range rounds {
+		rounds[k] = [2][]harness.Row{sets[2*k], sets[2*k+1]}
+	}
+	ups, onlyA, onlyB := harness.SpeedUpRounds(rounds)
 	var ratios []float64
 	reached := 0
 	for _, u := range ups {
@@ -41,10 +47,18 @@ func cmdSpeedUp(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if len(ratios) == 0 {
-		return fmt.Errorf("%s and %s share no cell with ok runs on both sides (%d only in the first, %d only in the second)", dirs[0], dirs[1], onlyA, onlyB)
+		return fmt.Errorf("the folders share no cell with ok runs on both sides (%d only on fewer threads, %d only on more)", onlyA, onlyB)
 	}
-	fmt.Fprintf(stdout, "%d cell methods with ok runs on both sides: speed-up %.2f× in the median (%.2f–%.2f), %d at or above %g×, %d below; %d without ok runs on a side; %d only in %s, %d only in %s\n",
-		len(ratios), harness.Median(ratios), slices.Min(ratios), slices.Max(ratios), reached, *target, len(ratios)-reached,
-		len(ups)-len(ratios), onlyA, dirs[0], onlyB, dirs[1])
+	fmt.Fprintf(stdout, "%d cell methods with ok runs on both sides in %s: speed-up %.2f× in the median (%.2f–%.2f), %d at or above %g×, %d below; %d without ok runs on a side; %d only on fewer threads, %d only on more\n",
+		len(ratios), roundsOf(len(rounds)), harness.Median(ratios), slices.Min(ratios), slices.Max(ratios), reached, *target, len(ratios)-reached,
+		len(ups)-len(ratios), onlyA, onlyB)
 	return nil
+}
+
+// roundsOf says n rounds in words.
+func roundsOf(n int) string {
+	if n == 1 {
+		return "1 round"
+	}
+	return fmt.Sprintf("%d rounds", n)
 }
