@@ -78,41 +78,8 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 	if opt.Threshold <= 0 {
 		opt.Threshold = 0.1
 	}
-	type key struct{ cell, method string }
-	type group struct {
-		times, cores, c2c []float64
-		threads           int
-		status            string // first not-ok status, if no run is ok
-	}
-	collect := func(rows []Row) (map[key]*group, []key) {
-		m := map[key]*group{}
-		var order []key
-		for i := range rows {
-			r := &rows[i]
-			k := key{r.Cell, r.Method}
-			g := m[k]
-			if g == nil {
-				g = &group{}
-				m[k] = g
-				order = append(order, k)
-			}
-			g.threads = max(g.threads, r.Threads)
-			if r.Status == StatusOK {
-				g.times = append(g.times, r.Total)
-				if c, ok := r.cores(); ok {
-					g.cores = append(g.cores, c)
-				}
-				if c, ok := r.c2c(); ok {
-					g.c2c = append(g.c2c, c)
-				}
-			} else if g.status == "" {
-				g.status = r.Status
-			}
-		}
-		return m, order
-	}
-	om, _ := collect(old)
-	nm, order := collect(new)
+	om, _ := groupRows(old, rowCell, rowTotal)
+	nm, order := groupRows(new, rowCell, rowTotal)
 	c := &Comparison{}
 	for k := range om {
 		if nm[k] == nil {
@@ -125,7 +92,7 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 			c.OnlyNew++
 			continue
 		}
-		ch := Change{Cell: k.cell, Method: k.method, NOld: len(o.times), NNew: len(n.times), P: 1,
+		ch := Change{Cell: k[0], Method: k[1], NOld: len(o.times), NNew: len(n.times), P: 1,
 			Threads: max(o.threads, n.threads)}
 		if len(o.cores) > 0 && len(n.cores) > 0 {
 			ch.CoresOld, ch.CoresNew = Median(o.cores), Median(n.cores)
@@ -166,6 +133,52 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 	}
 	return c
 }
+
+// rowGroup is the runs of one cell method: a value of each ok run, the
+// cores and the round trip between them of those that know them, the
+// most threads a run had, and the first status other than ok.
+type rowGroup struct {
+	times, cores, c2c []float64
+	threads           int
+	status            string
+}
+
+// groupRows groups rows by cell, as cell names it, and method, in the
+// order they first appear, each ok run's value taken by value.
+func groupRows(rows []Row, cell func(*Row) string, value func(*Row) float64) (map[[2]string]*rowGroup, [][2]string) {
+	m := map[[2]string]*rowGroup{}
+	var order [][2]string
+	for i := range rows {
+		r := &rows[i]
+		k := [2]string{cell(r), r.Method}
+		g := m[k]
+		if g == nil {
+			g = &rowGroup{}
+			m[k] = g
+			order = append(order, k)
+		}
+		g.threads = max(g.threads, r.Threads)
+		if r.Status != StatusOK {
+			if g.status == "" {
+				g.status = r.Status
+			}
+			continue
+		}
+		g.times = append(g.times, value(r))
+		if c, ok := r.cores(); ok {
+			g.cores = append(g.cores, c)
+		}
+		if c, ok := r.c2c(); ok {
+			g.c2c = append(g.c2c, c)
+		}
+	}
+	return m, order
+}
+
+// rowCell and rowTotal are Compare's cell and value: the cell as its spec
+// names it, and the run's time without preparation (t_total).
+func rowCell(r *Row) string   { return r.Cell }
+func rowTotal(r *Row) float64 { return r.Total }
 
 // fewerCores is the share of the old runs' cores below which the new runs
 // of a cell on several threads had fewer cores (see Change.Kind): 1.5 of

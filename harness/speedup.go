@@ -41,45 +41,10 @@ type SpeedUp struct {
 // returns their speed-ups in the order of b, with the numbers of cell
 // methods found in one of them only.
 func SpeedUps(a, b []Row) (ups []SpeedUp, onlyA, onlyB int) {
-	type group struct {
-		walls, c2c, cores []float64
-		threads           int
-		status            string
-	}
-	collect := func(rows []Row) (map[string]*group, []string, map[string][2]string) {
-		m := map[string]*group{}
-		var order []string
-		names := map[string][2]string{}
-		for i := range rows {
-			r := &rows[i]
-			cell := r.Data + " " + r.Kernel + "(" + withoutThreads(r.Params) + ")"
-			k := cell + "\x00" + r.Method
-			g := m[k]
-			if g == nil {
-				g = &group{}
-				m[k] = g
-				order = append(order, k)
-				names[k] = [2]string{cell, r.Method}
-			}
-			g.threads = max(g.threads, r.Threads, 1)
-			if r.Status != StatusOK {
-				if g.status == "" {
-					g.status = r.Status
-				}
-				continue
-			}
-			g.walls = append(g.walls, r.Wall)
-			if c, ok := r.c2c(); ok {
-				g.c2c = append(g.c2c, c)
-			}
-			if c, ok := r.cores(); ok {
-				g.cores = append(g.cores, c)
-			}
-		}
-		return m, order, names
-	}
-	am, _, _ := collect(a)
-	bm, order, names := collect(b)
+	cell := func(r *Row) string { return r.Data + " " + r.Kernel + "(" + withoutThreads(r.Params) + ")" }
+	wall := func(r *Row) float64 { return r.Wall }
+	am, _ := groupRows(a, cell, wall)
+	bm, order := groupRows(b, cell, wall)
 	for k := range am {
 		if bm[k] == nil {
 			onlyA++
@@ -91,8 +56,8 @@ func SpeedUps(a, b []Row) (ups []SpeedUp, onlyA, onlyB int) {
 			onlyB++
 			continue
 		}
-		u := SpeedUp{Cell: names[k][0], Method: names[k][1], ThreadsA: ga.threads, ThreadsB: gb.threads,
-			NA: len(ga.walls), NB: len(gb.walls)}
+		u := SpeedUp{Cell: k[0], Method: k[1], ThreadsA: max(ga.threads, 1), ThreadsB: max(gb.threads, 1),
+			NA: len(ga.times), NB: len(gb.times)}
 		if len(gb.c2c) > 0 {
 			u.C2C = Median(gb.c2c)
 		}
@@ -106,7 +71,7 @@ func SpeedUps(a, b []Row) (ups []SpeedUp, onlyA, onlyB int) {
 			u.StatusB = gb.status
 		}
 		if u.NA > 0 && u.NB > 0 {
-			u.A, u.B = Median(ga.walls), Median(gb.walls)
+			u.A, u.B = Median(ga.times), Median(gb.times)
 			if u.B > 0 {
 				u.Ratio = u.A / u.B
 			}
