@@ -89,7 +89,8 @@ func TestSamplingAdvisor(t *testing.T) {
 			}
 			// Only a clear gap is a fair test of the advice on a
 			// noisy machine.
-			if max(te, ti) > 2*min(te, ti) {
+			clear := max(te, ti) > 2*min(te, ti)
+			if clear {
 				if faster != c.want {
 					t.Errorf("measured faster %s, the table expects %s: the case is not clear-cut here", faster, c.want)
 				}
@@ -123,11 +124,23 @@ func TestSamplingAdvisor(t *testing.T) {
 				t.Errorf("probes took %v at least in 3 advices, more than %v", probe, slack)
 			}
 			// Again on one thread, and on two, where the probes run
-			// at once (probeAtOnce).
+			// at once (probeAtOnce), against the first advice where the
+			// gap was clear (adviseUntil made it the measured faster)
+			// and otherwise against the most of three, as a pause of
+			// the machine can make the first an outlier: gi with 64
+			// binning iterations once took 4.9 ms of probes where it
+			// takes 0.7, predicted explicit at 0.33 s against 81 ms
+			// measured, and chose implicit (151 ms measured, not a
+			// clear gap), which three advices on one thread and three
+			// on two then did not.
+			want := a.Choice
+			if !clear {
+				want = mostChosen(t, adv, gs, a)
+			}
 			for _, threads := range []int{1, 2} {
 				var b *Advice
-				if wrong := adviseUntil(t, withThreads(c.k, threads).(Advisor), gs, a.Choice, &b); wrong != nil {
-					t.Errorf("advice on %d threads chose other than the first, %s, in %d attempts:\n%s", threads, a.Choice, adviceAttempts, strings.Join(wrong, "\n"))
+				if wrong := adviseUntil(t, withThreads(c.k, threads).(Advisor), gs, want, &b); wrong != nil {
+					t.Errorf("advice on %d threads chose other than %s, in %d attempts:\n%s", threads, want, adviceAttempts, strings.Join(wrong, "\n"))
 				}
 			}
 		})
@@ -167,6 +180,24 @@ func adviseUntil(t *testing.T, adv Advisor, gs []*graph.Graph, want Method, a **
 			return wrong
 		}
 	}
+}
+
+// mostChosen returns the method chosen most often by a and two more of
+// adv's advices on gs (seed 1).
+func mostChosen(t *testing.T, adv Advisor, gs []*graph.Graph, a *Advice) Method {
+	t.Helper()
+	votes := map[Method]int{a.Choice: 1}
+	for range 2 {
+		b, err := adv.Advise(context.Background(), gs, AdviseOptions{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		votes[b.Choice]++
+	}
+	if votes[Explicit] > votes[Implicit] {
+		return Explicit
+	}
+	return Implicit
 }
 
 // withThreads returns a copy of the sampling advisor's kernel k on threads
