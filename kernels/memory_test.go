@@ -115,7 +115,10 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 		{"walk-l4-wl1", "U251", 300, 0, &Walk{Length: 4, WL: 1}, false},
 		// WL refinement's signature tables, which a Workspace keeps
 		// (see refineBytes): one table on one thread, one an
-		// iteration pipelined (h = 2 to 4), split (MUTAG, h = 1).
+		// iteration pipelined (h = 2 to 4, length 0, which the packed
+		// map does not take), split (MUTAG, h = 1, length 0), and
+		// with the packed map streamed one an iteration and every
+		// iteration's colours all through the map (lengths 1).
 		// Without the tables the estimate of the pipelined row was 17
 		// MiB, its tables alone 24. The shared table keeps none, and
 		// the sampler catches its peak or not: NCI1 at h = 1 measured
@@ -125,6 +128,7 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 		{"walk-l0-wl4-threads2-workspace", "NCI1", 0, 0, &Walk{Length: 0, WL: 4, Threads: 2}, true},
 		{"walk-l1-wl3-threads2-workspace", "NCI1", 0, 0, &Walk{Length: 1, WL: 3, Threads: 2}, true},
 		{"walk-l1-wl1-threads2-workspace", "MUTAG", 0, 0, &Walk{Length: 1, WL: 1, Threads: 2}, true},
+		{"walk-l0-wl1-threads2-workspace", "MUTAG", 0, 0, &Walk{Length: 0, WL: 1, Threads: 2}, true},
 		{"walk-l10", "NCI1", 400, 0, &Walk{Length: 10}, false},
 		{"walk-l8", "NCI1", 0, 0, &Walk{Length: 8}, false},
 		{"sp", "NCI1", 0, 6, &ShortestPath{}, false},
@@ -201,20 +205,25 @@ func TestRefineBytes(t *testing.T) {
 	tests := []struct {
 		name       string
 		h, threads int
+		streamed   bool
 		peak, kept float64
 	}{
-		{"none", 0, 2, 0, 0},
-		{"one thread", 3, 1, table + 2*labels, table + labels},
+		{"none", 0, 2, false, 0, 0},
+		{"one thread", 3, 1, false, table + 2*labels, table + labels},
 		// h = 2 to 4 on two threads: one table an iteration and every
 		// iteration's colours.
-		{"pipelined", 3, 2, 3*table + 4*labels, 3*table + labels},
+		{"pipelined", 3, 2, false, 3*table + 4*labels, 3*table + labels},
 		// h = 1 on two parts of at least 256 vertices: two tables.
-		{"split", 1, 2, 2*table + 2*labels, 2*table + labels},
+		{"split", 1, 2, false, 2*table + 2*labels, 2*table + labels},
 		// h = 5: the shared table, and 8 bytes a vertex, none kept.
-		{"shared", 5, 2, table + 8*800 + 2*labels, labels},
+		{"shared", 5, 2, false, table + 8*800 + 2*labels, labels},
+		// Streamed with the packed map, at h = 1 and 3: the tables and
+		// every iteration's colours through the map.
+		{"streamed h=1", 1, 2, true, table + 2*labels, table + 2*labels},
+		{"streamed h=3", 3, 2, true, 3*table + 4*labels, 3*table + 4*labels},
 	}
 	for _, tt := range tests {
-		peak, kept := refineBytes(gs, tt.h, tt.threads)
+		peak, kept := refineBytes(gs, tt.h, tt.threads, tt.streamed)
 		if peak != tt.peak || kept != tt.kept {
 			t.Errorf("%s: refineBytes = %v, %v; want %v, %v", tt.name, peak, kept, tt.peak, tt.kept)
 		}

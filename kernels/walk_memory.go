@@ -244,7 +244,9 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 	n := len(gs)
 	// total adds the refinement's bytes to an estimate of the map's and
 	// the dot products'.
-	peak, kept := refineBytes(gs, k.WL, threadsOr(k.Threads))
+	threads := threadsOr(k.Threads)
+	_, _, streamed := k.streamPacks(gs, threads)
+	peak, kept := refineBytes(gs, k.WL, threads, streamed)
 	total := func(x float64) float64 { return max(gcHeadroom*peak, x+gcHeadroom*kept) }
 	walks, all := make([]float64, n), make([]float64, n)
 	var sumWalks, sumAll float64
@@ -326,8 +328,10 @@ func (k *Walk) EstimateBytes(gs []*graph.Graph, m Method, limit int64) int64 {
 // Workspace's tables, and the peak of the heap without a Workspace, by
 // vertex): one thread 50 and 65; the pipeline 50 and 58 an iteration; the
 // shared table 32–54 at its peak; split, on MUTAG at h = 1, 81 and 77.
-// The formulas take 65 to 66 bytes a table there.
-func refineBytes(gs []*graph.Graph, h, threads int) (peak, kept float64) {
+// The formulas take 65 to 66 bytes a table there. Where the packed map is
+// streamed (streamed, see streamedPackedGram), the pipeline's tables and
+// every iteration's colours are held all through the map, from h = 1.
+func refineBytes(gs []*graph.Graph, h, threads int, streamed bool) (peak, kept float64) {
 	if h == 0 || len(gs) == 0 {
 		return 0, 0
 	}
@@ -340,6 +344,9 @@ func refineBytes(gs []*graph.Graph, h, threads int) (peak, kept float64) {
 	labels := 4 * v
 	fh := float64(h)
 	switch {
+	case streamed:
+		kept = fh*table + (fh+1)*labels
+		return kept, kept
 	case threads > 1 && streamRefines(gs, h, threads):
 		kept = fh * table
 		return kept + (fh+1)*labels, kept + labels

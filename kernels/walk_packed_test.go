@@ -14,7 +14,9 @@ import (
 // TestPackedVector checks packed walk vectors against hand-derived keys on
 // the path a–b–a, labels 1, 2, 1 (2 bits a label): the key of a sequence
 // holds its first label in the highest bits, then each edge label and the
-// next vertex label.
+// next vertex label. packedVector sorts them; enumPacked, which follows
+// the walks from a, then b, then the other a, gives them in the order
+// first met (met).
 func TestPackedVector(t *testing.T) {
 	labels := []int32{1, 2, 1}
 	plain := graph.MustBuild(labels, []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}})
@@ -26,16 +28,21 @@ func TestPackedVector(t *testing.T) {
 		l    int
 		keys []uint64
 		vals []float64
+		met  []int // the keys' indices in the order first met
 	}{
 		// Length 1: 1→2 and 2→1, twice each; (1,2) = 1<<2 | 2 = 6, (2,1)
 		// = 2<<2 | 1 = 9.
-		{"plain l1", plain, 1, []uint64{6, 9}, []float64{2, 2}},
+		{"plain l1", plain, 1, []uint64{6, 9}, []float64{2, 2}, []int{0, 1}},
 		// Length 2: (1,2,1) four times (from either end, back or on),
 		// 1<<4 | 2<<2 | 1 = 25; (2,1,2) twice, 2<<4 | 1<<2 | 2 = 38.
-		{"plain l2", plain, 2, []uint64{25, 38}, []float64{4, 2}},
+		{"plain l2", plain, 2, []uint64{25, 38}, []float64{4, 2}, []int{0, 1}},
 		// Length 1 with edge labels: (x, e, y) = (x<<1 | e)<<2 | y:
-		// (1,0,2) = 10, (1,1,2) = 14, (2,0,1) = 17, (2,1,1) = 21.
-		{"labelled l1", labelled, 1, []uint64{10, 14, 17, 21}, []float64{1, 1, 1, 1}},
+		// (1,0,2) = 10, (1,1,2) = 14, (2,0,1) = 17, (2,1,1) = 21; met
+		// from a (1,0,2), from b (2,0,1) and (2,1,1), then (1,1,2).
+		{"labelled l1", labelled, 1, []uint64{10, 14, 17, 21}, []float64{1, 1, 1, 1}, []int{0, 2, 3, 1}},
+		// Length 3: (1,2,1,2) = 1<<6 | 2<<4 | 1<<2 | 2 = 102 twice from
+		// either a, (2,1,2,1) = 153 four times from b.
+		{"plain l3", plain, 3, []uint64{102, 153}, []float64{4, 4}, []int{0, 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,6 +57,23 @@ func TestPackedVector(t *testing.T) {
 			}
 			if !slices.Equal(keys, tt.keys) || !slices.Equal(vals, tt.vals) {
 				t.Errorf("keys %v, counts %v; want %v, %v", keys, vals, tt.keys, tt.vals)
+			}
+			// Enumerated twice, the second in the table the first
+			// left.
+			var met []uint64
+			var metVals []float64
+			for _, i := range tt.met {
+				met, metVals = append(met, tt.keys[i]), append(metVals, tt.vals[i])
+			}
+			var esc enumScratch
+			for range 2 {
+				keys, vals, err := enumPacked(context.Background(), tt.g, tt.l, vb, eb, walkBound(tt.g, tt.l), &esc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(keys, met) || !slices.Equal(vals, metVals) {
+					t.Errorf("enumerated: keys %v, counts %v; want %v, %v", keys, vals, met, metVals)
+				}
 			}
 			// Two words give the same keys, in the low word.
 			var wsc packedScratch[wideKey]

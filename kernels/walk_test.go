@@ -402,7 +402,9 @@ func TestWalkThreadsFeatureMaps(t *testing.T) {
 	gs := ds.Graphs[:100]
 	// WL: 3 refines as a pipeline on more than one thread (see
 	// refineStreamed).
-	for _, base := range []Walk{{Length: 5}, {Length: 4, WL: 1}, {Length: 3, WL: 3}, {Length: 3, Max: true}} {
+	// WL: 1 to 3 at lengths 2 to 4 stream the packed map too, and WL: 2
+	// at length 6 takes 89 bits, too many for it (see streamPacks).
+	for _, base := range []Walk{{Length: 5}, {Length: 4, WL: 1}, {Length: 3, WL: 3}, {Length: 2, WL: 2}, {Length: 6, WL: 2}, {Length: 3, Max: true}} {
 		want, wrep, err := base.Gram(context.Background(), gs, Explicit)
 		if err != nil {
 			t.Fatal(err)
@@ -423,6 +425,12 @@ func TestWalkThreadsFeatureMaps(t *testing.T) {
 			// sequential one does; the packed map counts those of
 			// full length.
 			features := wantWalkFeatures(t, base, in, th, chooseAuto, wrep.Features)
+			if _, _, ok := k.streamPacks(gs, th); ok {
+				features = wantWalkFeatures(t, base, in, th, choosePacked, wrep.Features)
+				if rep.TPrep != 0 {
+					t.Errorf("%+v threads=%d: the streamed map timed its refinement apart, %v", base, th, rep.TPrep)
+				}
+			}
 			if rep.Features != features || rep.FeatureNNZ != wrep.FeatureNNZ {
 				t.Errorf("%+v threads=%d: %d features, %d nnz; want %d, %d", base, th, rep.Features, rep.FeatureNNZ, features, wrep.FeatureNNZ)
 			}
