@@ -67,8 +67,9 @@ type Report struct {
 	// TPrep is the time spent preparing the graphs before either method
 	// starts, e.g. Weisfeiler-Lehman refinement. It is not part of the
 	// paper's running times. The explicit GI kernel on more than one
-	// thread refines the graphs while it maps them, and counts its
-	// refinement in TPhi.
+	// thread, and the explicit walk kernel there where it streams its
+	// packed map (see streamPacks), refine the graphs while they map
+	// them, and count their refinement in TPhi.
 	TPrep time.Duration
 
 	// TPhi is the time to compute the explicit feature vectors.
