@@ -60,6 +60,22 @@ func TestEnumPackedMerged(t *testing.T) {
 	}
 }
 
+// labelledComplete returns the complete graph on n vertices, vertex v
+// labelled v mod 5 and edge uv (u + v) mod 3.
+func labelledComplete(n int) *graph.Graph {
+	var edges []graph.Edge
+	for u := range n {
+		for v := u + 1; v < n; v++ {
+			edges = append(edges, graph.Edge{U: int32(u), V: int32(v), Label: int32((u + v) % 3)})
+		}
+	}
+	labels := make([]int32, n)
+	for i := range labels {
+		labels[i] = int32(i % 5)
+	}
+	return graph.MustBuild(labels, edges)
+}
+
 // TestWalkStreamedPacked checks that the streamed packed map gives the
 // sequential matrix to the bit, with the features of full length, where
 // streamPacks takes it: on MUTAG, and on MUTAG with the complete graph on
@@ -68,17 +84,7 @@ func TestEnumPackedMerged(t *testing.T) {
 // it does not take.
 func TestWalkStreamedPacked(t *testing.T) {
 	mutag := graphtest.Dataset(t, "MUTAG").Graphs[:80]
-	var edges []graph.Edge
-	for u := range 20 {
-		for v := u + 1; v < 20; v++ {
-			edges = append(edges, graph.Edge{U: int32(u), V: int32(v), Label: int32((u + v) % 3)})
-		}
-	}
-	labels := make([]int32, 20)
-	for i := range labels {
-		labels[i] = int32(i % 5)
-	}
-	complete := graph.MustBuild(labels, edges)
+	complete := labelledComplete(20)
 	if b := walkBound(complete, 2); enumerates(2, b) {
 		t.Fatalf("the complete graph's bound %v is within enumMaxWalks", b)
 	}
@@ -146,4 +152,74 @@ func TestWalkStreamedPacked(t *testing.T) {
 			t.Errorf("%+v on %d threads: streamed", c.k, c.threads)
 		}
 	}
+}
+
+// TestWalkDirectPacked checks that the packed map whose keys are ranked by
+// a table of every key (directPacked) gives the sequential matrix to the
+// bit, with the features of full length, where explicitGram takes it: on
+// MUTAG at lengths 1 and 2 without refinement (8 and 13 bits: 7 labels of
+// 3 bits, 4 edge labels of 2), and with the complete graph of 20 vertices
+// and 5 labels, whose walks are merged (see mapPacked); at length 3 (18
+// bits) it does not.
+func TestWalkDirectPacked(t *testing.T) {
+	mutag := graphtest.Dataset(t, "MUTAG").Graphs[:80]
+	mixed := append(slices.Clone(mutag[:40]), labelledComplete(20))
+	mixed = append(mixed, mutag[40:]...)
+	for _, tt := range []struct {
+		name  string
+		gs    []*graph.Graph
+		l     int
+		width uint
+	}{
+		{"l1", mutag, 1, 8},
+		{"l2", mutag, 2, 13},
+		{"mixed l2", mixed, 2, 13},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			k := Walk{Length: tt.l}
+			want, wrep, err := k.Gram(context.Background(), tt.gs, Explicit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			features := walkDimension(mustVectors(t, &k, tt.gs))
+			for _, threads := range []int{2, 3} {
+				k.Threads = threads
+				b, err := k.newMapper(tt.gs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				vb, eb, ok := k.packs(b, tt.gs, threads, chooseAuto, func() bool { return k.walksExact(tt.gs) })
+				if !ok || packedWidth(tt.l, vb, eb) != tt.width {
+					t.Fatalf("threads %d: packed %v in %d bits; want %d", threads, ok, packedWidth(tt.l, vb, eb), tt.width)
+				}
+				got, rep, err := k.Gram(context.Background(), tt.gs, Explicit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				what := fmt.Sprintf("threads %d", threads)
+				requireEqual(t, what, want, got)
+				if rep.Features != features || rep.FeatureNNZ != wrep.FeatureNNZ {
+					t.Errorf("%s: %d features, %d nnz; want %d, %d", what, rep.Features, rep.FeatureNNZ, features, wrep.FeatureNNZ)
+				}
+			}
+		})
+	}
+	k := Walk{Length: 3, Threads: 2}
+	b, err := k.newMapper(mutag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := k.packs(b, mutag, 2, chooseAuto, func() bool { return true }); ok {
+		t.Error("length 3 without refinement, 18 bits: packed")
+	}
+}
+
+// mustVectors returns k's feature vectors of gs by the sequential map.
+func mustVectors(t *testing.T, k *Walk, gs []*graph.Graph) []Vec {
+	t.Helper()
+	vecs, _, err := k.FeatureVectors(context.Background(), gs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vecs
 }

@@ -46,12 +46,59 @@ func (k *Walk) packedGram(ctx context.Context, gs []*graph.Graph, vb, eb uint, t
 	n := len(gs)
 	ahead := newGramAhead(ctx, n, threads)
 	vecs := make([]Vec, n)
-	df, nnz, sorted, err := rankedPacked(ctx, k, gs, vb, eb, threads, vecs, nil, nil)
+	var (
+		df     []int32
+		nnz    int
+		sorted bool
+		err    error
+	)
+	if width := packedWidth(k.Length, vb, eb); width <= packedDirectBits {
+		df, nnz, sorted, err = directPacked(ctx, k, gs, vb, eb, width, threads, vecs)
+	} else {
+		df, nnz, sorted, err = rankedPacked(ctx, k, gs, vb, eb, threads, vecs, nil, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
 	rep.TPhi = time.Since(start)
 	return k.packedDots(ctx, ahead, vecs, df, nnz, sorted, threads, rep)
+}
+
+// packedDirectBits is the most bits of a packed sequence for which
+// packedGram ranks the keys by a table of every key (see directPacked).
+const packedDirectBits = 16
+
+// directPacked is rankedPacked for keys of at most packedDirectBits, width
+// in all: the ranks are counted in a table of every key, in one pass over
+// the keys, where rankPacked buckets them and ranks each bucket.
+func directPacked(ctx context.Context, k *Walk, gs []*graph.Graph, vb, eb, width uint, threads int, vecs []Vec) (df []int32, nnz int, sorted bool, err error) {
+	keys, nnz, sorted, err := mapPacked(ctx, k, gs, vb, eb, threads, vecs, narrowOps(), nil)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	// rank[x] counts the graphs holding key x, then holds its rank.
+	rank := make([]uint32, 1<<width)
+	for _, ks := range keys {
+		for _, x := range ks {
+			rank[x]++
+		}
+	}
+	for x, d := range rank {
+		if d > 0 {
+			rank[x] = uint32(len(df))
+			df = append(df, int32(d))
+		}
+	}
+	ids := make([]uint32, nnz)
+	for i, ks := range keys {
+		v := ids[:len(ks):len(ks)]
+		ids = ids[len(ks):]
+		for t, x := range ks {
+			v[t] = rank[x]
+		}
+		vecs[i].IDs = v
+	}
+	return df, nnz, sorted, nil
 }
 
 // rankedPacked maps gs by packed label sequences of vb-bit vertex and
