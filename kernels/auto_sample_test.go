@@ -124,28 +124,35 @@ func TestSamplingAdvisor(t *testing.T) {
 				t.Errorf("probes took %v at least in 3 advices, more than %v", probe, slack)
 			}
 			// Again on one thread, and on two, where the probes run
-			// at once (probeAtOnce), against the first advice where the
-			// gap was clear (adviseUntil made it the measured faster)
-			// and otherwise against the most of three, as a pause of
-			// the machine can make the first an outlier: gi with 64
-			// binning iterations once took 4.9 ms of probes where it
-			// takes 0.7, predicted explicit at 0.33 s against 81 ms
-			// measured, and chose implicit (151 ms measured, not a
-			// clear gap), which three advices on one thread and three
-			// on two then did not.
-			want := a.Choice
-			if !clear {
-				want = mostChosen(t, adv, gs, a)
+			// at once (probeAtOnce): the measured faster method in one
+			// of adviceAttempts advices, unless the two are within
+			// nearTie. Short of a clear gap, the advice errs now and
+			// then: gi with 64 binning iterations (measured 59–83 ms
+			// against 77–155 ms) chose implicit in 3 and 4 of 30
+			// advices on one and two threads, its explicit probe on 2
+			// graphs stretched threefold where its memory was fresh
+			// (see adviseBySampling's second look). Held instead to
+			// the most chosen of three advices, it failed in about one
+			// run of the package in ten on CI, whenever the most went
+			// the wrong way.
+			if float64(max(te, ti)) < nearTie*float64(min(te, ti)) {
+				return
 			}
 			for _, threads := range []int{1, 2} {
 				var b *Advice
-				if wrong := adviseUntil(t, withThreads(c.k, threads).(Advisor), gs, want, &b); wrong != nil {
-					t.Errorf("advice on %d threads chose other than %s, in %d attempts:\n%s", threads, want, adviceAttempts, strings.Join(wrong, "\n"))
+				if wrong := adviseUntil(t, withThreads(c.k, threads).(Advisor), gs, faster, &b); wrong != nil {
+					t.Errorf("advice on %d threads chose other than the measured faster %s, in %d attempts:\n%s", threads, faster, adviceAttempts, strings.Join(wrong, "\n"))
 				}
 			}
 		})
 	}
 }
+
+// nearTie is the ratio of the measured times of both methods under which
+// TestSamplingAdvisor takes either choice: the times of single runs vary
+// by more on this machine (gi with 64 binning iterations, explicitly, 59
+// to 83 ms on one thread).
+const nearTie = 1.25
 
 // adviceAttempts is how many times adviseUntil asks for the advice. A stop
 // of a probe decides the advice by itself, and it scales the probe's time
@@ -180,24 +187,6 @@ func adviseUntil(t *testing.T, adv Advisor, gs []*graph.Graph, want Method, a **
 			return wrong
 		}
 	}
-}
-
-// mostChosen returns the method chosen most often by a and two more of
-// adv's advices on gs (seed 1).
-func mostChosen(t *testing.T, adv Advisor, gs []*graph.Graph, a *Advice) Method {
-	t.Helper()
-	votes := map[Method]int{a.Choice: 1}
-	for range 2 {
-		b, err := adv.Advise(context.Background(), gs, AdviseOptions{Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		votes[b.Choice]++
-	}
-	if votes[Explicit] > votes[Implicit] {
-		return Explicit
-	}
-	return Implicit
 }
 
 // withThreads returns a copy of the sampling advisor's kernel k on threads
