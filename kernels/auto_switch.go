@@ -29,26 +29,7 @@ import (
 // would have cost all of them. The factor leaves room for the projection's
 // error; at 1.5, 100 graphs of p_V 0.8 at length 7 stayed with an
 // explicit run of 22 ms against the implicit 13 ms.
-//
-// The first tenth's maps pay a start-up beyond the first map's, though:
-// the interners and accumulators grow, most features are met for the
-// first time, and fresh memory costs this VM about 2 ms a megabyte. On
-// MUTAG at length 3 after three WL iterations, where the maps take 1–4
-// ms in all, the first 18 graphs' time projected the other 170 at 3 to 9
-// times their time, and the guard switched in 46 and 68 of 100 runs
-// after two and three iterations on two threads (4 and 4 on one), and
-// auto took 1.6 to 2 times the explicit method's time. So the first
-// tenth's projection stops the maps only where it exceeds switchEarly
-// times the limit, a method far off; from switchCheck(n) more graphs
-// on, the graphs mapped after the first tenth project the rest at the
-// limit itself: the switches went down to 21–38 and 25–47 of 100
-// (GramAuto by go test -bench, two runs of 300). The rest come from the
-// limit, the implicit prediction for one thread over the threads: the
-// implicit run took 6.0–7.1 ms on two threads, predicted at 3.7–4.4.
-const (
-	switchFactor = 1.2
-	switchEarly  = 4
-)
+const switchFactor = 1.2
 
 // switchCheck returns the number of graphs mapped before the projection is
 // trusted: enough that a few heavy graphs among the first do not decide
@@ -72,10 +53,9 @@ type switchGuard struct {
 	n, check int
 	limit    time.Duration
 	start    time.Time
-	// first is the time from start to the first graph's vector, and
-	// checked to the check-th.
-	first, checked time.Duration
-	cancel         context.CancelCauseFunc
+	// first is the time from start to the first graph's vector.
+	first  time.Duration
+	cancel context.CancelCauseFunc
 	// dots prices the dot products of the n graphs, in wall time.
 	dots func(dotCounts) time.Duration
 
@@ -155,12 +135,10 @@ func (g *switchGuard) doneLocked(v Vec, w, workers int, sorted bool) {
 	if i == 1 {
 		g.first = time.Since(g.start)
 	}
-	el := time.Since(g.start)
 	if i <= g.check {
 		g.count(v, w, workers, sorted)
 		if i == g.check {
 			g.dot = g.estimateDots()
-			g.checked = el
 		}
 	}
 	if i < g.check || i >= g.n || g.stopped {
@@ -172,21 +150,10 @@ func (g *switchGuard) doneLocked(v Vec, w, workers int, sorted bool) {
 	// lengths 5 to 9, three seeds), the wall time of the first tenth
 	// projected the maps at 1.12 times their time in the median (p90
 	// 1.65; 1.53 for 100 graphs at length 5), and that of the graphs
-	// after the first at 0.99 (p90 1.43; 1.15). The start-up that lasts
-	// longer weighs against the first tenth (see switchEarly), and the
-	// dot products, estimated from the vectors, not timed, decide at the
-	// limit alone.
-	var rest time.Duration
-	limit := g.limit
-	if after := i - g.check; after >= g.check {
-		rest = time.Duration(float64(el-g.checked) * float64(g.n-i) / float64(after))
-	} else {
-		rest = time.Duration(float64(el-g.first) * float64(g.n-i) / float64(i-1))
-		if g.dot <= limit {
-			limit = time.Duration(switchEarly*float64(limit-g.dot)) + g.dot
-		}
-	}
-	if rest += g.dot; rest > limit {
+	// after the first at 0.99 (p90 1.43; 1.15).
+	el := time.Since(g.start)
+	rest := time.Duration(float64(el-g.first)*float64(g.n-i)/float64(i-1)) + g.dot
+	if rest > g.limit {
 		g.at, g.projected, g.stopped = i, rest, true
 		g.cancel(errSwitch)
 	}
