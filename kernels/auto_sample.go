@@ -386,18 +386,22 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 	// runs of four and 1.5–2.9 ms in the fourth, when the heap was
 	// collected (all of them 2.7–3.6 ms with collection off, the memory
 	// fresh), and predicted 0.05–0.52 s for a run of 64–80 ms: the
-	// implicit method (160 ms) in 2 of 12 advices on one thread. Run
-	// again, the loser's probe keeps the smaller of its two predictions,
-	// and stops, as before, where it proves the winner's deciding one.
-	// An implicit probe stopped there is not run again, though a pause
-	// can stop it early too: that is the commonest ending, where the
-	// explicit method wins by far, and run again it made the probes of
-	// sp and gh on MUTAG a quarter dearer (BenchmarkSamplingAdvise);
-	// nor do the implicit probes allocate as the explicit maps do: on
-	// those 2 graphs with 64 binning iterations, 15–42 KB for gi, sp and
-	// gh against 1 MB for gi's maps and 5 MB for gh's.
+	// implicit method (160 ms) in 2 of 12 advices on one thread. A
+	// stopped probe is no safer: on the 60 PROTEINS graphs of the quick
+	// attributed grid, sp with 64 binning iterations (implicit 0.17–0.23
+	// s, explicit 4.1–4.9 s), the probes of 5 advices in 100 took 17–46
+	// ms where they take 6–14, the explicit one's maps allocating
+	// hundreds of megabytes beside them, and the implicit probe, stopped
+	// at an explicit prediction of 5.6–13.7 s, gave way to the explicit
+	// method, 20 times slower. Run again, the loser's probe keeps the
+	// smaller of its two predictions, and stops, as before, where it
+	// proves the winner's deciding one: the explicit method in none of
+	// 100 advices there. Where the implicit probe is stopped because the
+	// explicit method wins by far, the commonest ending, its second run
+	// costs little: the advice of sp and gh on MUTAG took as long with it
+	// as without (BenchmarkSamplingAdvise, four rounds by turns).
 	var again Method // the method whose probe ran twice and took the second
-	if loser := otherMethod(choice(cutExpl, cutImpl, pe, pi)); (loser == Explicit || !cutImpl) && !floored && 2*time.Since(start).Seconds() <= probeShare*min(pe, pi)/float64(threads) {
+	if loser := otherMethod(choice(cutExpl, cutImpl, pe, pi)); !floored && 2*time.Since(start).Seconds() <= probeShare*min(pe, pi)/float64(threads) {
 		var (
 			st  probeStage
 			err error
@@ -416,7 +420,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 			switch f := c.scale(smp, all, m, n, model); {
 			case loser == Explicit && (cutExpl || f < pe):
 				expl, pe, cutExpl, again = c, f, false, Explicit
-			case loser == Implicit && f < pi:
+			case loser == Implicit && (cutImpl || f < pi):
 				impl, pi, cutImpl, again = c, f, false, Implicit
 			}
 		}

@@ -241,10 +241,17 @@ type costKernel struct {
 	unnoted           bool
 	spins             *spinLog
 	floor             float64 // the implicit floor in seconds, 0 for none
-	// pause, if paused is not nil, stretches the first explicit Gram
-	// matrix by a sleep, as a collection of the heap stretches a probe.
-	pause  time.Duration
-	paused *atomic.Bool
+	// pause, if paused is not nil, stretches the first Gram matrix by
+	// method pauseIn by a sleep, as a collection of the heap stretches a
+	// probe: before its first graph, or before its second pair.
+	pause   time.Duration
+	pauseIn Method
+	paused  *atomic.Bool
+}
+
+// pauses reports whether the Gram matrix by m sleeps for c.pause, once.
+func (c *costKernel) pauses(m Method) bool {
+	return c.paused != nil && c.pauseIn == m && c.paused.CompareAndSwap(false, true)
 }
 
 // spinLog notes the costKernels spinning, and whether two ever were; and
@@ -309,7 +316,7 @@ func (c *costKernel) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*ma
 		return nil
 	}
 	if m == Explicit {
-		if c.paused != nil && c.paused.CompareAndSwap(false, true) {
+		if c.pauses(Explicit) {
 			time.Sleep(c.pause)
 		}
 		for i := range n {
@@ -325,7 +332,11 @@ func (c *costKernel) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*ma
 		if !c.unnoted {
 			notePairs(ctx)
 		}
-		for range n * (n + 1) / 2 {
+		pause := c.pauses(Implicit)
+		for p := range n * (n + 1) / 2 {
+			if p == 1 && pause {
+				time.Sleep(c.pause)
+			}
 			if err := spin(c.perPair); err != nil {
 				return nil, rep, err
 			}
@@ -515,34 +526,69 @@ func TestSamplingAdvisorStops(t *testing.T) {
 	}
 }
 
-// TestSamplingAdvisorSecondLook checks that a pause in the explicit probe
-// of the first sample, which flips the ranking, is caught by the second
-// look at the losing method (see adviseBySampling), on a kernel of known
-// costs and 100 graphs, whose first sample holds 2: an explicit method of
-// 1 ms a graph (0.1 s) against an implicit one of 0.2 ms a pair (1.01 s).
-// A pause of 20 ms makes the explicit probe's 2 ms 22, scaled by 50 to
-// 1.1 s, above the implicit prediction; the probes, 23 ms, leave room in
-// the budget, 5% of 1.01 s, for the explicit probe's second run, which
-// predicts 0.1 s. The pause is a sleep, so a busy spell of the machine
-// can take the probes past the budget: the advice is asked up to 3 times.
+// TestSamplingAdvisorSecondLook checks that a pause in a probe of the
+// first sample, which flips the ranking, is caught by the second look at
+// the losing method (see adviseBySampling), on kernels of known costs
+// whose first sample holds 2 graphs, on one thread:
+//
+//   - 100 graphs, an explicit method of 1 ms a graph (0.1 s) against an
+//     implicit one of 0.2 ms a pair (1.01 s): a pause of 20 ms makes the
+//     explicit probe's 2 ms 22, scaled by 50 to 1.1 s, above the implicit
+//     prediction; the probes, 23 ms, leave room in the budget, 5% of
+//     1.01 s, for the explicit probe's second run, which predicts 0.1 s.
+//   - 119 graphs, an explicit method of 5 ms a graph (0.6 s) against an
+//     implicit one of 10 µs a pair (71 ms): a pause of 0.5 ms before the
+//     implicit probe's second pair (a sleep of 1–1.2 ms on the 2-core VM)
+//     proves at least 1.2 s by the pairs' ratio, 7140/3, and stops it at
+//     the explicit prediction; the probes, about 12 ms, leave room in the
+//     budget, 5% of 0.6 s, for its second run, which predicts 71 ms.
+//
+// The sample's share of the graphs, 2 of 100 or 119, is most of the room
+// that the budget's half leaves, a fortieth: the probes of the explicit
+// method alone take it. The pauses are sleeps, so a busy spell of the
+// machine can take the probes past the budget: the advice is asked up to
+// 3 times.
 func TestSamplingAdvisorSecondLook(t *testing.T) {
-	gs := make([]*graph.Graph, 100)
-	for i := range gs {
-		gs[i] = tinyPath
-	}
-	var wrong []string
-	for range 3 {
-		k := costKernel{perGraph: time.Millisecond, perPair: 200 * time.Microsecond, threads: 1, pause: 20 * time.Millisecond, paused: new(atomic.Bool)}
-		a, err := k.Advise(context.Background(), gs, AdviseOptions{Seed: 1})
-		if err != nil {
-			t.Fatal(err)
+	path := func(n int) []*graph.Graph {
+		gs := make([]*graph.Graph, n)
+		for i := range gs {
+			gs[i] = tinyPath
 		}
-		if a.Choice == Explicit && strings.Contains(a.Explicit.Why(), "explicit probe the faster of two") && a.Explicit.Seconds < 0.3 {
-			return
-		}
-		wrong = append(wrong, a.String())
+		return gs
 	}
-	t.Errorf("want the explicit method, predicted at 0.1 s from its probe's second run, in 3 advices:\n%s", strings.Join(wrong, "\n"))
+	for _, tt := range []struct {
+		name    string
+		n       int
+		k       costKernel
+		want    Method
+		seconds float64 // the most the chosen prediction may be
+	}{
+		{"explicit paused", 100, costKernel{perGraph: time.Millisecond, perPair: 200 * time.Microsecond, pause: 20 * time.Millisecond, pauseIn: Explicit}, Explicit, 0.3},
+		{"implicit paused", 119, costKernel{perGraph: 5 * time.Millisecond, perPair: 10 * time.Microsecond, pause: 500 * time.Microsecond, pauseIn: Implicit}, Implicit, 0.15},
+	} {
+		gs := path(tt.n)
+		var wrong []string
+		for range 3 {
+			k := tt.k
+			k.threads, k.paused = 1, new(atomic.Bool)
+			a, err := k.Advise(context.Background(), gs, AdviseOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := a.Explicit
+			if tt.want == Implicit {
+				p = a.Implicit
+			}
+			if a.Choice == tt.want && strings.Contains(p.Why(), fmt.Sprintf("%s probe the faster of two", tt.want)) && p.Seconds < tt.seconds {
+				wrong = nil
+				break
+			}
+			wrong = append(wrong, a.String())
+		}
+		if wrong != nil {
+			t.Errorf("%s: want the %s method, predicted below %g s from its probe's second run, in 3 advices:\n%s", tt.name, tt.want, tt.seconds, strings.Join(wrong, "\n"))
+		}
+	}
 }
 
 // TestVecStatsDotTerms checks the dot products' price scaled from a
