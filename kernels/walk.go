@@ -221,7 +221,8 @@ func (k *Walk) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*mat.SymD
 		return nil, nil, err
 	}
 	rep := &Report{Method: m}
-	if threads := threadsOr(k.Threads); k.WL > 0 && m == Explicit && threads > 1 && len(gs) > 1 {
+	if m == Explicit {
+		threads := threadsOr(k.Threads)
 		if vb, eb, ok := k.streamPacks(gs, threads); ok {
 			K, err := k.streamedPackedGram(ctx, gs, vb, eb, threads, rep)
 			return K, rep, err

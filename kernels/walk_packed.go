@@ -591,7 +591,7 @@ func packedWidth(l int, vb, eb uint) uint { return uint(l+1)*vb + uint(l)*eb }
 // packed label sequence of gs, the vertex labels' range (the largest + 1),
 // and whether sequences of length l fit in packedMaxBits.
 func packedBits(gs []*graph.Graph, l int) (vb, eb uint, labels int, ok bool) {
-	var vmax, emax int32
+	var vmax int32
 	for _, g := range gs {
 		for _, x := range g.Labels {
 			if x < 0 {
@@ -599,15 +599,27 @@ func packedBits(gs []*graph.Graph, l int) (vb, eb uint, labels int, ok bool) {
 			}
 			vmax = max(vmax, x)
 		}
+	}
+	if eb, ok = edgeBits(gs); !ok {
+		return 0, 0, 0, false
+	}
+	vb = uint(bits.Len32(uint32(vmax)))
+	return vb, eb, int(vmax) + 1, packedWidth(l, vb, eb) <= packedMaxBits
+}
+
+// edgeBits returns the bits of the largest edge label of gs, and false if
+// a label is negative, which a packed sequence cannot hold.
+func edgeBits(gs []*graph.Graph) (uint, bool) {
+	var emax int32
+	for _, g := range gs {
 		for _, x := range g.EdgeLabels {
 			if x < 0 {
-				return 0, 0, 0, false
+				return 0, false
 			}
 			emax = max(emax, x)
 		}
 	}
-	vb, eb = uint(bits.Len32(uint32(vmax))), uint(bits.Len32(uint32(emax)))
-	return vb, eb, int(vmax) + 1, packedWidth(l, vb, eb) <= packedMaxBits
+	return uint(bits.Len32(uint32(emax))), true
 }
 
 // packedMaxBits is the most bits of a packed sequence: two words, of which
@@ -878,25 +890,13 @@ func (k *Walk) streamPacks(gs []*graph.Graph, threads int) (vb, eb uint, ok bool
 	if k.Vertex != nil || k.Edge != nil || k.Max || k.Length == 0 || k.WL < 1 || k.WL > streamRefineMaxH || threads < 2 || len(gs) < 2 {
 		return 0, 0, false
 	}
-	if walks, _ := walkEstimate(gs, k.Length); k.Length >= 3 && k.WL == 1 && walks < packedMinWalks {
+	walks, vertices := walkEstimate(gs, k.Length)
+	if k.Length >= 3 && k.WL == 1 && walks < packedMinWalks || vertices > streamRefineVertices {
 		return 0, 0, false
 	}
-	var vertices int
-	var emax int32
-	for _, g := range gs {
-		vertices += g.N()
-		for _, x := range g.EdgeLabels {
-			if x < 0 {
-				return 0, 0, false
-			}
-			emax = max(emax, x)
-		}
-	}
-	if vertices > streamRefineVertices {
-		return 0, 0, false
-	}
-	vb, eb = uint(bits.Len(uint(vertices-1))), uint(bits.Len32(uint32(emax)))
-	if packedWidth(k.Length, vb, eb) > 64 || !k.walksExact(gs) {
+	eb, ok = edgeBits(gs)
+	vb = uint(bits.Len(uint(vertices) - 1))
+	if !ok || packedWidth(k.Length, vb, eb) > 64 || !k.walksExact(gs) {
 		return 0, 0, false
 	}
 	return vb, eb, true
