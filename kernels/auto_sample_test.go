@@ -372,10 +372,7 @@ func (c *costKernel) Advise(ctx context.Context, gs []*graph.Graph, opt AdviseOp
 // by twice the explicit probe's work and 50 µs, the two failed now and
 // then in a run of the whole suite.
 func TestSamplingAdvisorFloor(t *testing.T) {
-	gs := make([]*graph.Graph, 100)
-	for i := range gs {
-		gs[i] = tinyPath
-	}
+	gs := tinyPaths(100)
 	cases := []struct {
 		name              string
 		perGraph, perPair time.Duration
@@ -457,10 +454,7 @@ func TestSamplingAdvisorFloor(t *testing.T) {
 // Their wall time is held to 50 ms, to catch a wait in the advisor
 // itself.
 func TestSamplingAdvisorStops(t *testing.T) {
-	gs := make([]*graph.Graph, 100)
-	for i := range gs {
-		gs[i] = tinyPath
-	}
+	gs := tinyPaths(100)
 	implicitSlow := costKernel{perGraph: 20 * time.Microsecond, perPair: 2 * time.Millisecond}
 	explicitSlow := costKernel{perGraph: 5 * time.Millisecond, perPair: 5 * time.Microsecond}
 	// decides returns the work of the slower method's probe at which its
@@ -549,13 +543,6 @@ func TestSamplingAdvisorStops(t *testing.T) {
 // machine can take the probes past the budget: the advice is asked up to
 // 3 times.
 func TestSamplingAdvisorSecondLook(t *testing.T) {
-	path := func(n int) []*graph.Graph {
-		gs := make([]*graph.Graph, n)
-		for i := range gs {
-			gs[i] = tinyPath
-		}
-		return gs
-	}
 	for _, tt := range []struct {
 		name    string
 		n       int
@@ -566,7 +553,7 @@ func TestSamplingAdvisorSecondLook(t *testing.T) {
 		{"explicit paused", 100, costKernel{perGraph: time.Millisecond, perPair: 200 * time.Microsecond, pause: 20 * time.Millisecond, pauseIn: Explicit}, Explicit, 0.3},
 		{"implicit paused", 119, costKernel{perGraph: 5 * time.Millisecond, perPair: 10 * time.Microsecond, pause: 500 * time.Microsecond, pauseIn: Implicit}, Implicit, 0.15},
 	} {
-		gs := path(tt.n)
+		gs := tinyPaths(tt.n)
 		var wrong []string
 		for range 3 {
 			k := tt.k
@@ -664,14 +651,7 @@ func TestVecStatsDotTerms(t *testing.T) {
 // pairs i ≤ j of weights 1, 2, 4, 1 sum to (8² + 22)/2 = 43; with zero
 // exponents, 4 graphs and 10 pairs, the plain counts.
 func TestSizeWeightsSums(t *testing.T) {
-	path := func(n int) *graph.Graph {
-		var edges []graph.Edge
-		for i := 1; i < n; i++ {
-			edges = append(edges, graph.Edge{U: int32(i - 1), V: int32(i)})
-		}
-		return graph.MustBuild(make([]int32, n), edges)
-	}
-	gs := []*graph.Graph{path(1), path(2), path(4), path(0)}
+	gs := []*graph.Graph{plainPath(1), plainPath(2), plainPath(4), plainPath(0)}
 	tests := []struct {
 		w    sizeWeights
 		want weightSums
@@ -745,10 +725,7 @@ func TestClockLimitProves(t *testing.T) {
 // of 4 graphs of 20 ms: the first graph's factor 100 proves it after 10
 // ms. Where the kernel notes neither, the least factor 25 takes 40 ms.
 func TestProbeStopsEarly(t *testing.T) {
-	gs := make([]*graph.Graph, 100)
-	for i := range gs {
-		gs[i] = tinyPath
-	}
+	gs := tinyPaths(100)
 	w := sizeWeights{}
 	scale := newProbeScale(w.sums(gs[:4]), w.sums(gs), w.prefix(gs[:4]))
 	for _, tt := range []struct {
@@ -789,10 +766,7 @@ func TestProbeStopsEarly(t *testing.T) {
 // goroutine of its own, not on a Crew's helper, which would spin on after
 // it beside the one-thread run.
 func TestRaceTakesTurns(t *testing.T) {
-	gs := make([]*graph.Graph, 100)
-	for i := range gs {
-		gs[i] = tinyPath
-	}
+	gs := tinyPaths(100)
 	// The probes' costs are wall times, as in the advice, so a run that
 	// another process preempted for milliseconds (go test runs packages
 	// side by side) fails them: the timings must hold in one of three.
@@ -945,10 +919,7 @@ func TestProbeOrder(t *testing.T) {
 	}
 	// The probes of a sample: at once, the implicit one is reversed;
 	// taking turns, neither.
-	gs := make([]*graph.Graph, 100)
-	for i := range gs {
-		gs[i] = tinyPath
-	}
+	gs := tinyPaths(100)
 	for _, atOnce := range []bool{false, true} {
 		var log spinLog
 		k := &costKernel{perGraph: 20 * time.Microsecond, perPair: 20 * time.Microsecond, spins: &log}

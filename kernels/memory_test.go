@@ -193,14 +193,7 @@ func mib(b int64) float64 { return float64(b) / (1 << 20) }
 // 2392 words of signature; a table 40·800 + 8·2392 = 51136 bytes, a
 // labelling 3200 (expected values by hand from refineBytes's formulas).
 func TestRefineBytes(t *testing.T) {
-	path := func(n int) *graph.Graph {
-		es := make([]graph.Edge, n-1)
-		for v := range es {
-			es[v] = graph.Edge{U: int32(v), V: int32(v + 1)}
-		}
-		return graph.MustBuild(make([]int32, n), es)
-	}
-	gs := []*graph.Graph{path(200), path(200), path(200), path(200)}
+	gs := []*graph.Graph{plainPath(200), plainPath(200), plainPath(200), plainPath(200)}
 	const table, labels = 51136.0, 3200.0
 	tests := []struct {
 		name       string

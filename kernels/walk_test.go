@@ -29,6 +29,25 @@ var (
 	tinyPathE = graph.MustBuild([]int32{0, 1, 0}, []graph.Edge{{U: 0, V: 1, Label: 5}, {U: 1, V: 2, Label: 7}})
 )
 
+// tinyPaths returns n graphs, each tinyPath, for the cost kernels, whose
+// costs do not depend on the graphs.
+func tinyPaths(n int) []*graph.Graph {
+	gs := make([]*graph.Graph, n)
+	for i := range gs {
+		gs[i] = tinyPath
+	}
+	return gs
+}
+
+// plainPath returns the path on n vertices, all labelled 0.
+func plainPath(n int) *graph.Graph {
+	var edges []graph.Edge
+	for i := 1; i < n; i++ {
+		edges = append(edges, graph.Edge{U: int32(i - 1), V: int32(i)})
+	}
+	return graph.MustBuild(make([]int32, n), edges)
+}
+
 // The label-sequence count vectors behind the expected values below, written
 // as (vertex label, [edge label,] vertex label, ...) → count:
 //
