@@ -76,8 +76,9 @@ gobench:
 # speedup runs one spec, the two-thread benchmark's by default, on one
 # thread and on two, by turns, SPEEDUP_ROUNDS times, into
 # SPEEDUP_OUT/rK/1 and SPEEDUP_OUT/rK/2, and prints each cell's speed-up:
-# the median of the rounds' (issue 9's target: 1.8× on two threads). A
-# rerun resumes; another spec wants another SPEEDUP_OUT.
+# the median of the rounds' (issue 9's target: 1.8× on two threads), and
+# apart for the runs whose cores were near and far apart. A rerun
+# resumes; another spec wants another SPEEDUP_OUT.
 SPEEDUP_OUT ?= results/speedup
 SPEEDUP_SPEC ?= experiments/bench/nightly-threads.yaml
 SPEEDUP_ROUNDS ?= 3

@@ -136,9 +136,11 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 
 // rowGroup is the runs of one cell method: a value of each ok run, the
 // cores and the round trip between them of those that know them, the
+// round trip of each ok run beside its value (0 where unknown), the
 // most threads a run had, and the first status other than ok.
 type rowGroup struct {
 	times, cores, c2c []float64
+	runC2C            []float64
 	threads           int
 	status            string
 }
@@ -165,6 +167,7 @@ func groupRows(rows []Row, cell func(*Row) string, value func(*Row) float64) (ma
 			continue
 		}
 		g.times = append(g.times, value(r))
+		g.runC2C = append(g.runC2C, r.C2C)
 		if c, ok := r.cores(); ok {
 			g.cores = append(g.cores, c)
 		}

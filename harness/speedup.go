@@ -33,14 +33,74 @@ type SpeedUp struct {
 	// StatusA and StatusB are the first status other than ok of a side
 	// with no ok run, empty otherwise.
 	StatusA, StatusB string
+	// Near and Far are the speed-ups of B's runs whose cores were near
+	// and far apart by the round trip measured before each (see
+	// SpeedUps), against A's runs placed alike where A's runs know
+	// their placement, else against all of A's runs. A virtual machine's host may
+	// move its vCPUs from cores that share a cache to cores that do not
+	// and back within a minute, which a run's round trip tells: on the
+	// 2-vCPU VM of issue 9, 80–120 ns near and 380–600 ns far, where a
+	// line that one thread writes and the other reads costs the reader
+	// the far round trip. B's runs of one cell can fall on both sides.
+	Near, Far Placement
+}
+
+// Placement is the speed-up of those runs on more threads whose cores
+// were placed one way, near or far apart.
+type Placement struct {
+	// Ratio is the median wall time of A's runs (placed alike, where A's
+	// runs know their placement) over the median of B's runs so placed,
+	// over several rounds the median of the ratios of the rounds that
+	// have such runs on both sides; 0 where none has.
+	Ratio float64
+	// N counts B's runs so placed, over all rounds.
+	N int
+}
+
+// placed returns the values of times whose round trips, c2c, keep
+// accepts; the runs whose round trip is unknown are left out.
+func placed(times, c2c []float64, keep func(float64) bool) []float64 {
+	var kept []float64
+	for i, t := range times {
+		if c2c[i] > 0 && keep(c2c[i]) {
+			kept = append(kept, t)
+		}
+	}
+	return kept
+}
+
+// placements returns the speed-ups of b's runs near and far apart, by
+// far, over a's runs placed alike, or over all of a's runs where none of
+// them knows its placement (rows written before runs on one thread
+// measured it).
+func placements(a, b *rowGroup, far float64) (near, apart Placement) {
+	isNear := func(c float64) bool { return c < far }
+	isFar := func(c float64) bool { return c >= far }
+	aNear, aFar := placed(a.times, a.runC2C, isNear), placed(a.times, a.runC2C, isFar)
+	if len(aNear)+len(aFar) == 0 {
+		aNear, aFar = a.times, a.times
+	}
+	ratio := func(as, bs []float64) Placement {
+		p := Placement{N: len(bs)}
+		if len(as) > 0 && len(bs) > 0 {
+			if m := Median(bs); m > 0 {
+				p.Ratio = Median(as) / m
+			}
+		}
+		return p
+	}
+	return ratio(aNear, placed(b.times, b.runC2C, isNear)), ratio(aFar, placed(b.times, b.runC2C, isFar))
 }
 
 // SpeedUps matches the cells and methods of rows a and b, which must come
 // from the same spec run on different numbers of threads (runexp run
 // -threads), by their data, kernel and parameters but the threads one, and
 // returns their speed-ups in the order of b, with the numbers of cell
-// methods found in one of them only.
-func SpeedUps(a, b []Row) (ups []SpeedUp, onlyA, onlyB int) {
+// methods found in one of them only. Where far is positive, the runs
+// whose round trip between the cores (t_c2c) was below far count as near
+// (SpeedUp.Near), the others that know it as far apart (SpeedUp.Far),
+// and each kind of B's runs is set against A's of the same kind.
+func SpeedUps(a, b []Row, far float64) (ups []SpeedUp, onlyA, onlyB int) {
 	cell := func(r *Row) string { return r.Data + " " + r.Kernel + "(" + withoutThreads(r.Params) + ")" }
 	wall := func(r *Row) float64 { return r.Wall }
 	am, _ := groupRows(a, cell, wall)
@@ -75,6 +135,9 @@ func SpeedUps(a, b []Row) (ups []SpeedUp, onlyA, onlyB int) {
 			if u.B > 0 {
 				u.Ratio = u.A / u.B
 			}
+			if far > 0 {
+				u.Near, u.Far = placements(ga, gb, far)
+			}
 		}
 		ups = append(ups, u)
 	}
@@ -89,17 +152,20 @@ func SpeedUps(a, b []Row) (ups []SpeedUp, onlyA, onlyB int) {
 // their runs in all, unless a round has no ok run of it on a side: then
 // it is listed as SpeedUps lists it for the first such round. Cell
 // methods of a round's folder only are counted over the rounds, and those
-// of a later round missing from the first as in its B only.
-func SpeedUpRounds(rounds [][2][]Row) (ups []SpeedUp, onlyA, onlyB int) {
+// of a later round missing from the first as in its B only. Far splits
+// B's runs by the cores' placement, as in SpeedUps.
+func SpeedUpRounds(rounds [][2][]Row, far float64) (ups []SpeedUp, onlyA, onlyB int) {
 	type acc struct {
 		u                  SpeedUp
 		as, bs, c2c, cores []float64
+		near, far          []float64 // the rounds' ratios by placement
+		nearN, farN        int
 		failed             bool
 	}
 	accs := map[[2]string]*acc{}
 	var order [][2]string
 	for k, r := range rounds {
-		us, oa, ob := SpeedUps(r[0], r[1])
+		us, oa, ob := SpeedUps(r[0], r[1], far)
 		onlyA += oa
 		onlyB += ob
 		for _, u := range us {
@@ -132,6 +198,14 @@ func SpeedUpRounds(rounds [][2][]Row) (ups []SpeedUp, onlyA, onlyB int) {
 			if u.Cores > 0 {
 				a.cores = append(a.cores, u.Cores)
 			}
+			if u.Near.Ratio > 0 {
+				a.near = append(a.near, u.Near.Ratio)
+			}
+			if u.Far.Ratio > 0 {
+				a.far = append(a.far, u.Far.Ratio)
+			}
+			a.nearN += u.Near.N
+			a.farN += u.Far.N
 			if k > 0 {
 				a.u.NA += u.NA
 				a.u.NB += u.NB
@@ -149,6 +223,13 @@ func SpeedUpRounds(rounds [][2][]Row) (ups []SpeedUp, onlyA, onlyB int) {
 			}
 			if len(a.cores) > 0 {
 				u.Cores = Median(a.cores)
+			}
+			u.Near, u.Far = Placement{N: a.nearN}, Placement{N: a.farN}
+			if len(a.near) > 0 {
+				u.Near.Ratio = Median(a.near)
+			}
+			if len(a.far) > 0 {
+				u.Far.Ratio = Median(a.far)
 			}
 		}
 		ups = append(ups, u)
@@ -198,6 +279,18 @@ func (u SpeedUp) String() string {
 	}
 	if u.C2C > 0 {
 		s += fmt.Sprintf(", c2c %.0fns", 1e9*u.C2C)
+	}
+	var placed []string
+	for _, p := range []struct {
+		name string
+		Placement
+	}{{"near", u.Near}, {"far", u.Far}} {
+		if p.Ratio > 0 {
+			placed = append(placed, fmt.Sprintf("%s %.2f× n=%d", p.name, p.Ratio, p.N))
+		}
+	}
+	if len(placed) > 0 {
+		s += "; cores " + strings.Join(placed, ", ")
 	}
 	return s + ")"
 }

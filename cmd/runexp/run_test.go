@@ -84,6 +84,8 @@ func TestCommands(t *testing.T) {
 		{"speedup rounds", nil, []string{"speedup", filepath.Join(out, "tiny"), filepath.Join(out2, "tiny"), filepath.Join(out, "tiny"), filepath.Join(out2, "tiny")}, 0, "over 2 rounds", ""},
 		{"speedup usage", nil, []string{"speedup", filepath.Join(out, "tiny")}, 2, "", "want results folders of one spec in pairs"},
 		{"speedup bad target", nil, []string{"speedup", "-target", "0", out, out2}, 2, "", "-target must be > 0"},
+		{"speedup bad far", nil, []string{"speedup", "-far", "-1ns", out, out2}, 2, "", "-far must be >= 0"},
+		{"speedup unsplit", nil, []string{"speedup", "-far", "0", filepath.Join(out, "tiny"), filepath.Join(out2, "tiny")}, 0, "4 cell methods with ok runs on both sides in 1 round:", ""},
 		{"speedup no results", nil, []string{"speedup", tmp, filepath.Join(out2, "tiny")}, 1, "", "holds no results"},
 		{"run other profile refused", nil, []string{"run", "-out", out, "-profile", "full", tiny}, 2, "", "holds results of profile quick, not full"},
 		{"run bad profile", nil, []string{"run", "-profile", "huge", tiny}, 2, "", `unknown profile "huge"`},
