@@ -168,10 +168,10 @@
 //	                  kernels' spinning helpers yield every few hundred
 //	                  nanoseconds (see kernels.Crew), so their time is
 //	                  counted when the run returns.
-//	t_c2c             runs on more than one thread: the round trip of a
-//	                  cache line between two threads, measured just before
-//	                  the run (kernels.CoreLatency), 0 where it is not
-//	                  known and for one thread. About 80 ns on the 2-vCPU
+//	t_c2c             the round trip of a cache line between two
+//	                  threads, measured just before the run, on one thread
+//	                  too (kernels.CoreLatency), 0 where it is not known
+//	                  (one core, older rows). About 80 ns on the 2-vCPU
 //	                  VM of issue 9 where its host puts the vCPUs near
 //	                  each other, 400 in stretches of minutes where it puts
 //	                  them apart, which slows the parallel kernels, whose

@@ -222,9 +222,12 @@ func runOnce(ctx context.Context, k kernels.Kernel, gs []*graph.Graph, m kernels
 		}
 	}
 	out := outcome{heapBase: uint64(base - kept)}
-	if threads > 1 {
+	if runtime.GOMAXPROCS(0) > 1 {
 		// Before the helpers are woken, which would take the second
-		// core from the probe.
+		// core from the probe. Runs on one thread record it too, so
+		// that runexp speedup can pair runs on one thread and on more
+		// whose cores were placed alike; with one core the probe would
+		// only wait for a thread that cannot run.
 		out.c2c, _ = kernels.CoreLatency()
 	}
 	// The helpers of a run on more threads are woken before the clock

@@ -1017,8 +1017,9 @@ func TestCPUColumn(t *testing.T) {
 	}
 }
 
-// TestC2CColumn checks that a run on two threads records the round trip
-// between cores measured before it, and a run on one thread none.
+// TestC2CColumn checks that a run records the round trip between cores
+// measured before it, on one thread as on two, where the process has
+// two cores (runexp speedup pairs the runs by it).
 func TestC2CColumn(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("one thread at a time")
@@ -1033,7 +1034,7 @@ func TestC2CColumn(t *testing.T) {
 		var out outcome
 		for start := time.Now(); ; {
 			out = runOnce(context.Background(), kern, gs, kernels.Explicit, Limits{}, threads, heapSampling{}, nil, runBufs{})
-			if threads == 1 || out.c2c > 0 || time.Since(start) > 10*time.Second {
+			if out.c2c > 0 || time.Since(start) > 10*time.Second {
 				break
 			}
 		}
@@ -1042,7 +1043,7 @@ func TestC2CColumn(t *testing.T) {
 		}
 		// A round trip takes tens to hundreds of nanoseconds: more
 		// than 10 ns, under 100 µs even on a loaded machine.
-		if known := out.c2c > 0; known != (threads > 1) || known && (out.c2c < 10*time.Nanosecond || out.c2c > 100*time.Microsecond) {
+		if out.c2c < 10*time.Nanosecond || out.c2c > 100*time.Microsecond {
 			t.Errorf("%d threads: c2c %v", threads, out.c2c)
 		}
 	}

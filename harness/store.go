@@ -71,9 +71,10 @@ type Row struct {
 	// known, and in rows written before it).
 	CPU float64 `json:"t_cpu"`
 	// C2C is the round trip of a cache line between two threads, in
-	// seconds, measured just before a run on more than one thread (see
-	// kernels.CoreLatency); 0 for one thread, where it is not known, and
-	// in rows written before it.
+	// seconds, measured just before the run (see kernels.CoreLatency);
+	// 0 where it is not known (a process with one core), and in rows
+	// written before it, or before it was measured for runs on one
+	// thread too.
 	C2C float64 `json:"t_c2c"`
 }
 
