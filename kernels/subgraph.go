@@ -128,14 +128,6 @@ func (c *glCounter) add(key glKey, aut int) {
 	c.acc.add(id, 1)
 }
 
-// vector counts the connected induced three-vertex subgraphs of g.
-func (c *glCounter) vector(g *graph.Graph) Vec {
-	c.count(g)
-	var v Vec
-	v.IDs, v.Vals = c.acc.flush(nil, nil)
-	return v
-}
-
 // count adds the connected induced three-vertex subgraphs of g to the
 // accumulator.
 func (c *glCounter) count(g *graph.Graph) {
@@ -187,16 +179,27 @@ func (k *Graphlet) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([]Vec
 	if threads := threadsOr(k.Threads); threads > 1 && len(gs) > 1 {
 		return glParallelVectors(ctx, gs, threads)
 	}
+	return glSequential(ctx, gs, &glWorker{})
+}
+
+// glSequential maps gs on one goroutine with c's counter, which must be
+// empty: the ids in the order met, each vector sorted by id, in c's slab
+// where c keeps its vectors.
+func glSequential(ctx context.Context, gs []*graph.Graph, c *glWorker) ([]Vec, []int, error) {
 	if err := checkGLLabels(gs); err != nil {
 		return nil, nil, err
 	}
-	c := &glCounter{}
 	vecs := make([]Vec, len(gs))
 	for i, g := range gs {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		vecs[i] = c.vector(g)
+		c.count(g)
+		if c.keep {
+			vecs[i] = c.slab.flush(&c.acc, true)
+		} else {
+			vecs[i].IDs, vecs[i].Vals = c.acc.flush(nil, nil)
+		}
 	}
 	return vecs, c.aut, nil
 }
@@ -207,9 +210,27 @@ func (k *Graphlet) FeatureVectors(ctx context.Context, gs []*graph.Graph) ([]Vec
 type glWorker struct {
 	glCounter
 	first []uint64 // where the worker first met each pattern, as firstMet notes it
+	// slab holds the worker's vectors where keep is set: a Workspace's
+	// worker, whose vectors the Gram matrix drops (see glBufs).
+	slab vecSlab
+	keep bool
 	// The workers sit side by side in a slice and write their counters
 	// at every pattern.
 	_ [64]byte
+}
+
+// reuse empties c for a new map, keeping its buffers, and its vectors in
+// its slab where keep is set.
+func (c *glWorker) reuse(keep bool) {
+	c.ids.reset()
+	c.aut, c.first = c.aut[:0], c.first[:0]
+	c.slab.reset()
+	c.keep = keep
+}
+
+func (c *glWorker) bytes() int64 {
+	return int64(cap(c.ids.keys))*16 + int64(cap(c.ids.slots))*4 + int64(cap(c.aut)+cap(c.first))*8 +
+		c.acc.bytes() + c.slab.bytes()
 }
 
 // vector counts the patterns of graph i, g, and returns them with the
@@ -224,6 +245,9 @@ func (c *glWorker) vector(i int, g *graph.Graph) Vec {
 			c.first = append(c.first, uint64(i)<<32|uint64(r))
 		}
 	}
+	if c.keep {
+		return c.slab.flush(&c.acc, false)
+	}
 	var v Vec
 	v.IDs, v.Vals = c.acc.flushUnsorted(nil, nil)
 	return v
@@ -233,7 +257,7 @@ func (c *glWorker) vector(i int, g *graph.Graph) Vec {
 // the ids of the sequential map (see mapFirstMet), so that the vectors are
 // the same for any number of threads.
 func glParallelVectors(ctx context.Context, gs []*graph.Graph, threads int) ([]Vec, []int, error) {
-	vecs, aut, _, err := glParallelMap(ctx, gs, threads, false)
+	vecs, aut, _, err := glParallelMap(ctx, gs, make([]glWorker, max(1, min(threads, len(gs)))), false)
 	return vecs, aut, err
 }
 
@@ -243,10 +267,10 @@ func glParallelVectors(ctx context.Context, gs []*graph.Graph, threads int) ([]V
 // any order (see glCountsExact), the ids are not the sequential map's and
 // the vectors are unsorted, which it reports by sorted = false (see
 // renumberAnyOrder): the Gram matrix is then the same to the bit, and
-// costs less to number.
-func glParallelMap(ctx context.Context, gs []*graph.Graph, threads int, anyOrder bool) (vecs []Vec, aut []int, sorted bool, err error) {
-	threads = max(1, min(threads, len(gs)))
-	workers := make([]glWorker, threads)
+// costs less to number. It maps on as many goroutines as it is given
+// workers, which must be empty.
+func glParallelMap(ctx context.Context, gs []*graph.Graph, workers []glWorker, anyOrder bool) (vecs []Vec, aut []int, sorted bool, err error) {
+	threads := len(workers)
 	vecs, mapped, err := mapWorkers(ctx, len(gs), threads, func(w, i int) (Vec, error) {
 		// Each worker checks the labels of its graphs, while they are
 		// in its cache: the check of all graphs up front took 8% of the
@@ -342,12 +366,13 @@ func graphletGram(ctx context.Context, gs []*graph.Graph, byAut bool, threads in
 		sorted = true
 		err    error
 	)
+	bufs := takeGraphlet(ctx)
 	if threads > 1 && len(gs) > 1 {
 		// Numbered in any order where that leaves the matrix the same
 		// (see glParallelMap).
-		vecs, aut, sorted, err = glParallelMap(ctx, gs, threads, true)
+		vecs, aut, sorted, err = glParallelMap(ctx, gs, bufs.take(min(threads, len(gs))), true)
 	} else {
-		vecs, aut, err = (&Graphlet{Threads: threads}).FeatureVectors(ctx, gs)
+		vecs, aut, err = glSequential(ctx, gs, &bufs.take(1)[0])
 	}
 	if err != nil {
 		return nil, rep, err
@@ -376,6 +401,7 @@ func graphletGram(ctx context.Context, gs []*graph.Graph, byAut bool, threads in
 	if err != nil {
 		return nil, rep, err
 	}
+	bufs.giveBack()
 	return K, rep, nil
 }
 
