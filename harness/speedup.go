@@ -35,12 +35,12 @@ type SpeedUp struct {
 	StatusA, StatusB string
 	// Near and Far are the speed-ups of B's runs whose cores were near
 	// and far apart by the round trip measured before each (see
-	// SpeedUps), against A's runs placed alike where A's runs know
-	// their placement, else against all of A's runs. A virtual machine's host may
-	// move its vCPUs from cores that share a cache to cores that do not
-	// and back within a minute, which a run's round trip tells: on the
-	// 2-vCPU VM of issue 9, 80–120 ns near and 380–600 ns far, where a
-	// line that one thread writes and the other reads costs the reader
+	// SpeedUps), against A's runs placed alike where A's runs know their
+	// placement, else against all of A's runs. A virtual machine's host
+	// may move its vCPUs from cores that share a cache to cores that do
+	// not and back within a minute, which a run's round trip tells: on
+	// the 2-vCPU VM of issue 9, 80–120 ns near and 380–600 ns far, where
+	// a line that one thread writes and the other reads costs the reader
 	// the far round trip. B's runs of one cell can fall on both sides.
 	Near, Far Placement
 }
@@ -152,8 +152,8 @@ func SpeedUps(a, b []Row, far float64) (ups []SpeedUp, onlyA, onlyB int) {
 // their runs in all, unless a round has no ok run of it on a side: then
 // it is listed as SpeedUps lists it for the first such round. Cell
 // methods of a round's folder only are counted over the rounds, and those
-// of a later round missing from the first as in its B only. Far splits
-// B's runs by the cores' placement, as in SpeedUps.
+// of a later round missing from the first as in its B only. Where far is
+// positive, the runs are split by the cores' placement as in SpeedUps.
 func SpeedUpRounds(rounds [][2][]Row, far float64) (ups []SpeedUp, onlyA, onlyB int) {
 	type acc struct {
 		u                  SpeedUp

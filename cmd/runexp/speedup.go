@@ -19,7 +19,7 @@ import (
 func cmdSpeedUp(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("speedup")
 	target := fs.Float64("target", 1.8, "speed-up that the summary counts the cells against")
-	far := fs.Duration("far", defaultFarC2C, "round trip between the cores, measured before each run on more threads (t_c2c), at or above which its cores count as far apart (0: no split)")
+	far := fs.Duration("far", defaultFarC2C, "round trip between the cores, measured before each run (t_c2c), at or above which the run's cores count as far apart (0: no split)")
 	dirs, err := parseInterspersed(fs, args, stderr)
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func cmdSpeedUp(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		len(ratios), roundsOf(len(rounds)), harness.Median(ratios), slices.Min(ratios), slices.Max(ratios), reached, *target, len(ratios)-reached,
 		len(ups)-len(ratios), onlyA, onlyB)
 	if *far > 0 && len(near)+len(apart) > 0 {
-		fmt.Fprintf(stdout, "by the cores' placement before each run on more threads (near: a round trip below %v, far: at or above): near %s; far %s\n",
+		fmt.Fprintf(stdout, "by the cores' placement before each run (near: a round trip below %v, far: at or above): near %s; far %s\n",
 			*far, placedSummary(near, *target), placedSummary(apart, *target))
 	}
 	return nil
