@@ -195,14 +195,22 @@ func refineStreamed(ctx context.Context, gs []*graph.Graph, h, threads int) ([]*
 // the pipeline runs on one thread, and the split beats the shared table
 // (0.074–0.088 ms against 0.087–0.100).
 func streamRefines(gs []*graph.Graph, h, threads int) bool {
-	if threads < 2 || h < 2 || h > streamRefineMaxH || len(gs) < 2 {
+	if h < 2 || !streamBounded(h, threads, len(gs), 0) {
 		return false
 	}
 	vertices := 0
 	for _, g := range gs {
 		vertices += g.N()
 	}
-	return vertices <= streamRefineVertices
+	return streamBounded(h, threads, len(gs), vertices)
+}
+
+// streamBounded reports whether a pipelined refinement of h iterations of
+// graphs graphs of vertices in all on threads workers is within
+// streamRefineMaxH and streamRefineVertices, and has two graphs and two
+// threads at least.
+func streamBounded(h, threads, graphs, vertices int) bool {
+	return threads >= 2 && graphs >= 2 && h >= 1 && h <= streamRefineMaxH && vertices <= streamRefineVertices
 }
 
 // streamRefineMaxH and streamRefineVertices bound the pipeline's

@@ -887,11 +887,11 @@ func (k *Walk) streamedPackedGram(ctx context.Context, gs []*graph.Graph, vb, eb
 // 1.27–1.34 against 1.10–1.14 and 0.97–1.00 (far), 1.98–2.22 against
 // 1.44–1.90 (near).
 func (k *Walk) streamPacks(gs []*graph.Graph, threads int) (vb, eb uint, ok bool) {
-	if k.Vertex != nil || k.Edge != nil || k.Max || k.Length == 0 || k.WL < 1 || k.WL > streamRefineMaxH || threads < 2 || len(gs) < 2 {
+	if k.Vertex != nil || k.Edge != nil || k.Max || k.Length == 0 || !streamBounded(k.WL, threads, len(gs), 0) {
 		return 0, 0, false
 	}
 	walks, vertices := walkEstimate(gs, k.Length)
-	if k.Length >= 3 && k.WL == 1 && walks < packedMinWalks || vertices > streamRefineVertices {
+	if k.Length >= 3 && k.WL == 1 && walks < packedMinWalks || !streamBounded(k.WL, threads, len(gs), int(vertices)) {
 		return 0, 0, false
 	}
 	eb, ok = edgeBits(gs)
