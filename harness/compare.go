@@ -97,8 +97,8 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 		if len(o.cores) > 0 && len(n.cores) > 0 {
 			ch.CoresOld, ch.CoresNew = Median(o.cores), Median(n.cores)
 		}
-		if len(o.c2c) > 0 && len(n.c2c) > 0 {
-			ch.C2COld, ch.C2CNew = Median(o.c2c), Median(n.c2c)
+		if oc, nc := o.knownC2C(), n.knownC2C(); len(oc) > 0 && len(nc) > 0 {
+			ch.C2COld, ch.C2CNew = Median(oc), Median(nc)
 		}
 		switch {
 		case len(o.times) > 0 && len(n.times) == 0:
@@ -134,15 +134,25 @@ func Compare(old, new []Row, opt CompareOptions) *Comparison {
 	return c
 }
 
-// rowGroup is the runs of one cell method: a value of each ok run, the
-// cores and the round trip between them of those that know them, the
-// round trip of each ok run beside its value (0 where unknown), the
-// most threads a run had, and the first status other than ok.
+// rowGroup is the runs of one cell method: a value of each ok run and,
+// beside it, its round trip between the cores (0 where unknown), the
+// cores of those that know them, the most threads a run had, and the
+// first status other than ok.
 type rowGroup struct {
-	times, cores, c2c []float64
-	runC2C            []float64
+	times, c2c, cores []float64
 	threads           int
 	status            string
+}
+
+// knownC2C returns the round trips of g's ok runs that know theirs.
+func (g *rowGroup) knownC2C() []float64 {
+	var known []float64
+	for _, c := range g.c2c {
+		if c > 0 {
+			known = append(known, c)
+		}
+	}
+	return known
 }
 
 // groupRows groups rows by cell, as cell names it, and method, in the
@@ -167,12 +177,9 @@ func groupRows(rows []Row, cell func(*Row) string, value func(*Row) float64) (ma
 			continue
 		}
 		g.times = append(g.times, value(r))
-		g.runC2C = append(g.runC2C, r.C2C)
+		g.c2c = append(g.c2c, r.C2C)
 		if c, ok := r.cores(); ok {
 			g.cores = append(g.cores, c)
-		}
-		if c, ok := r.c2c(); ok {
-			g.c2c = append(g.c2c, c)
 		}
 	}
 	return m, order

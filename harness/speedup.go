@@ -76,7 +76,7 @@ func placed(times, c2c []float64, keep func(float64) bool) []float64 {
 func placements(a, b *rowGroup, far float64) (near, apart Placement) {
 	isNear := func(c float64) bool { return c < far }
 	isFar := func(c float64) bool { return c >= far }
-	aNear, aFar := placed(a.times, a.runC2C, isNear), placed(a.times, a.runC2C, isFar)
+	aNear, aFar := placed(a.times, a.c2c, isNear), placed(a.times, a.c2c, isFar)
 	if len(aNear)+len(aFar) == 0 {
 		aNear, aFar = a.times, a.times
 	}
@@ -89,7 +89,7 @@ func placements(a, b *rowGroup, far float64) (near, apart Placement) {
 		}
 		return p
 	}
-	return ratio(aNear, placed(b.times, b.runC2C, isNear)), ratio(aFar, placed(b.times, b.runC2C, isFar))
+	return ratio(aNear, placed(b.times, b.c2c, isNear)), ratio(aFar, placed(b.times, b.c2c, isFar))
 }
 
 // SpeedUps matches the cells and methods of rows a and b, which must come
@@ -118,8 +118,8 @@ func SpeedUps(a, b []Row, far float64) (ups []SpeedUp, onlyA, onlyB int) {
 		}
 		u := SpeedUp{Cell: k[0], Method: k[1], ThreadsA: max(ga.threads, 1), ThreadsB: max(gb.threads, 1),
 			NA: len(ga.times), NB: len(gb.times)}
-		if len(gb.c2c) > 0 {
-			u.C2C = Median(gb.c2c)
+		if known := gb.knownC2C(); len(known) > 0 {
+			u.C2C = Median(known)
 		}
 		if len(gb.cores) > 0 {
 			u.Cores = Median(gb.cores)
