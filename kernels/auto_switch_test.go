@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -254,5 +255,66 @@ func TestSwitchGuardWorkers(t *testing.T) {
 	}
 	if len(g.vecs) != 0 {
 		t.Errorf("kept %d of the workers' vectors for the merge joins, want none", len(g.vecs))
+	}
+}
+
+// TestSwitchGuardConcurrent checks the guard under workers that count
+// their graphs at once, as the parallel maps do: the first check graphs'
+// vectors are counted once, whoever maps them, into the estimate that
+// TestSwitchGuardDotEstimate works out by hand for ten vectors of ids 0
+// and 1 (200 non-zeros, Σ_f df_f² = 20000), the packed map's keys as
+// well as vectors; and a guard whose limit every projection exceeds
+// stops the maps once, with the graphs mapped at its projection.
+func TestSwitchGuardConcurrent(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		limit time.Duration
+		keys  bool
+	}{
+		{"vectors", time.Hour, false},
+		{"packed keys", time.Hour, true},
+		{"tripped", 0, false},
+	} {
+		var (
+			mu     sync.Mutex
+			counts []dotCounts
+		)
+		dots := func(c dotCounts) time.Duration {
+			mu.Lock()
+			counts = append(counts, c)
+			mu.Unlock()
+			return 0
+		}
+		const n, workers = 100, 4
+		g, ctx := newSwitchGuard(context.Background(), n, tt.limit, dots)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for range n / workers {
+					if tt.keys {
+						g.doneKeys([]uint64{7, 1 << 40}, []float64{1, 1})
+					} else {
+						g.done(Vec{IDs: []uint32{0, 1}, Vals: []float64{1, 1}})
+					}
+				}
+			})
+		}
+		wg.Wait()
+		want := dotCounts{nnz: 200, df2: 20000, dim: 2}
+		if len(counts) != 1 || counts[0] != want {
+			t.Errorf("%s: estimated %+v; want once %+v", tt.name, counts, want)
+		}
+		tripped := tt.limit == 0
+		if got := ctx.Err() != nil; got != tripped {
+			t.Errorf("%s: tripped %v, want %v", tt.name, got, tripped)
+		}
+		sw := g.switched()
+		if got := sw != nil; got != tripped {
+			t.Fatalf("%s: switch %v, want %v", tt.name, got, tripped)
+		}
+		if sw != nil && (sw.Mapped < switchCheck(n) || sw.Mapped >= n || sw.N != n) {
+			t.Errorf("%s: switched at %d of %d, want from %d to %d of %d", tt.name, sw.Mapped, sw.N, switchCheck(n), n-1, n)
+		}
+		g.release()
 	}
 }
