@@ -462,6 +462,9 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	}
 	rep.TDot = time.Since(t)
 	wb.maps[0] = b.mapBufs
+	if p := o.private; p != nil {
+		wb.keepPrivate(p)
+	}
 	if pm := o.pipe; pm != nil {
 		wb.maps[1] = pm.mapBufs
 		// The last round's per-vertex vectors are the queue's, now

@@ -65,12 +65,14 @@ type privateWorker struct {
 	_     [64]byte // the workers write their fields side by side
 }
 
-// newPrivateMap returns the private map of b's kernel on threads workers.
-func newPrivateMap(b *walkMapper, threads int) *privateMap {
+// newPrivateMap returns the private map of b's kernel on threads workers,
+// which map in wb's buffers (see walkBufs.lendPrivate).
+func newPrivateMap(b *walkMapper, threads int, wb *walkBufs) *privateMap {
 	p := &privateMap{ws: make([]privateWorker, threads)}
 	for w := range p.ws {
 		p.ws[w].m = walkMapper{k: b.k, dirac: true, nVL: b.nVL, budget: b.budget, worker: w, workers: threads}
 	}
+	wb.lendPrivate(p)
 	return p
 }
 
@@ -400,11 +402,12 @@ func preferPrivate(b *walkMapper, i int) bool {
 func (o *overlapGram) switchPrivate(ctx context.Context, b, pm *walkMapper, gs []*graph.Graph, threads int, stop func() int) (int, error) {
 	stop()
 	i := o.published()
-	p := newPrivateMap(b, min(threads, len(gs)-i))
+	p := newPrivateMap(b, min(threads, len(gs)-i), o.bufs)
 	// The mapper's ids, which the last round's keys hold for their
-	// prefixes, are the union's.
+	// prefixes, are the union's. The mapper holds the first worker's
+	// table, emptied, until the matrix is done (see keepPrivate).
 	union := &p.ws[0].m.fast
-	*union, b.fast = b.fast, interner[key64]{}
+	*union, b.fast = b.fast, *union
 	last := make([]uint32, pm.fast.len())
 	for id, key := range pm.fast.keys {
 		last[id], _ = union.intern(key)
