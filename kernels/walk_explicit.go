@@ -27,8 +27,9 @@ type walkMapper struct {
 
 	// Dirac fast path: a length-i sequence is keyed by
 	// prev<<32 | (edgeLabel·nVL + vertexLabel), and a length-0 sequence by
-	// noPrev<<32 | vertexLabel.
-	nVL uint64
+	// noPrev<<32 | vertexLabel. nEL is the edge labels' range, which
+	// the packed map's choice reads (see Walk.packs).
+	nVL, nEL uint64
 	// mapBufs holds the interner of the fast path, fast, and the
 	// buffers below that a Workspace keeps from one map to the next.
 	mapBufs
@@ -99,27 +100,37 @@ func (k *Walk) newMapper(gs []*graph.Graph) (*walkMapper, error) {
 }
 
 func newDiracWalkMapper(k *Walk, gs []*graph.Graph) (*walkMapper, error) {
-	var nVL, nEL int32
+	nVL, nEL, err := labelRanges(gs)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(nVL)*uint64(nEL) >= noPrev {
+		// Too many labels to pack a key into 64 bits: the generic path
+		// handles Dirac kernels too, only more slowly.
+		return newGenericWalkMapper(k)
+	}
+	return &walkMapper{k: k, dirac: true, nVL: uint64(nVL), nEL: uint64(nEL)}, nil
+}
+
+// labelRanges returns the ranges of the vertex and the edge labels of gs,
+// the largest + 1 and at least 1, or an error if a label is negative.
+func labelRanges(gs []*graph.Graph) (nVL, nEL int32, err error) {
+	nVL, nEL = 1, 1
 	for _, g := range gs {
 		for _, l := range g.Labels {
 			if l < 0 {
-				return nil, fmt.Errorf("walk kernel: negative vertex label %d", l)
+				return 0, 0, fmt.Errorf("walk kernel: negative vertex label %d", l)
 			}
 			nVL = max(nVL, l+1)
 		}
 		for _, l := range g.EdgeLabels {
 			if l < 0 {
-				return nil, fmt.Errorf("walk kernel: negative edge label %d", l)
+				return 0, 0, fmt.Errorf("walk kernel: negative edge label %d", l)
 			}
 			nEL = max(nEL, l+1)
 		}
 	}
-	if uint64(max(nVL, 1))*uint64(max(nEL, 1)) >= noPrev {
-		// Too many labels to pack a key into 64 bits: the generic path
-		// handles Dirac kernels too, only more slowly.
-		return newGenericWalkMapper(k)
-	}
-	return &walkMapper{k: k, dirac: true, nVL: uint64(max(nVL, 1))}, nil
+	return nVL, nEL, nil
 }
 
 func newGenericWalkMapper(k *Walk) (*walkMapper, error) {

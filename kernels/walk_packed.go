@@ -589,22 +589,21 @@ func packedWidth(l int, vb, eb uint) uint { return uint(l+1)*vb + uint(l)*eb }
 
 // packedBits returns the bits of a vertex label and of an edge label in a
 // packed label sequence of gs, the vertex labels' range (the largest + 1),
-// and whether sequences of length l fit in packedMaxBits.
+// and whether sequences of length l fit in packedMaxBits; not where a
+// label is negative, which a packed sequence cannot hold.
 func packedBits(gs []*graph.Graph, l int) (vb, eb uint, labels int, ok bool) {
-	var vmax int32
-	for _, g := range gs {
-		for _, x := range g.Labels {
-			if x < 0 {
-				return 0, 0, 0, false
-			}
-			vmax = max(vmax, x)
-		}
-	}
-	if eb, ok = edgeBits(gs); !ok {
+	nVL, nEL, err := labelRanges(gs)
+	if err != nil {
 		return 0, 0, 0, false
 	}
-	vb = uint(bits.Len32(uint32(vmax)))
-	return vb, eb, int(vmax) + 1, packedWidth(l, vb, eb) <= packedMaxBits
+	return packedBitsOf(uint64(nVL), uint64(nEL), l)
+}
+
+// packedBitsOf is packedBits for vertex and edge labels of ranges nVL and
+// nEL, at least 1, as a Dirac walk mapper holds them.
+func packedBitsOf(nVL, nEL uint64, l int) (vb, eb uint, labels int, ok bool) {
+	vb, eb = uint(bits.Len64(nVL-1)), uint(bits.Len64(nEL-1))
+	return vb, eb, int(nVL), packedWidth(l, vb, eb) <= packedMaxBits
 }
 
 // edgeBits returns the bits of the largest edge label of gs, and false if
