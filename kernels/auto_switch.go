@@ -56,7 +56,7 @@ var errSwitch = errors.New("explicit maps projected slower than the implicit met
 // last counts them all, in the order the graphs were counted, while the
 // others map on. Under a lock taken for every graph, with the packed
 // map's keys of the first check numbered under it, MUTAG's maps at walk
-// length 6 on two threads took 3.26–3.58 ms against 2.86–3.08 unguarded
+// length 6 on two threads took 3.22–3.58 ms against 2.82–3.08 unguarded
 // (medians of 100, by turns, far placement): the workers waited for each
 // other's numbering. Without it they take 2.90–3.43 against 2.79–3.32.
 type switchGuard struct {
