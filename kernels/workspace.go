@@ -85,45 +85,52 @@ func takeStreamTables(ctx context.Context) *graph.StreamTables {
 	if w == nil {
 		return new(graph.StreamTables)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	t := w.streams
-	w.streams = nil
-	if t == nil {
-		t = new(graph.StreamTables)
-	}
-	return t
+	return lendSlot(w, &w.streams)
 }
 
 // giveStreamTables keeps t in ctx's Workspace, if any, unless it holds
 // larger ones.
 func giveStreamTables(ctx context.Context, t *graph.StreamTables) {
-	w := workspaceFrom(ctx)
-	if w == nil {
-		return
+	if w := workspaceFrom(ctx); w != nil {
+		keepSlot(w, &w.streams, t, (*graph.StreamTables).Bytes)
 	}
+}
+
+// lendSlot takes the buffers in slot, one of w's fields, under w's lock,
+// leaving it empty while they are lent, or returns new ones where it is
+// empty.
+func lendSlot[T any](w *Workspace, slot **T) *T {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.streams == nil || w.streams.Bytes() < t.Bytes() {
-		w.streams = t
+	b := *slot
+	*slot = nil
+	w.mu.Unlock()
+	if b == nil {
+		b = new(T)
 	}
+	return b
+}
+
+// keepSlot puts b, of size bytes, in slot, one of w's fields, under w's
+// lock, unless the slot holds larger buffers, which another matrix gave
+// back meanwhile.
+func keepSlot[T any](w *Workspace, slot **T, b *T, size func(*T) int64) {
+	w.mu.Lock()
+	if *slot == nil || size(*slot) < size(b) {
+		*slot = b
+	}
+	w.mu.Unlock()
 }
 
 // takeWalk lends the walk kernel's buffers of ctx's Workspace, or, with
 // no Workspace or where they are lent, returns new ones.
 func takeWalk(ctx context.Context) *walkBufs {
-	if w := workspaceFrom(ctx); w != nil {
-		w.mu.Lock()
-		b := w.walk
-		w.walk = nil
-		w.mu.Unlock()
-		if b != nil {
-			b.lent = w
-			return b
-		}
-		return &walkBufs{lent: w}
+	w := workspaceFrom(ctx)
+	if w == nil {
+		return new(walkBufs)
 	}
-	return new(walkBufs)
+	b := lendSlot(w, &w.walk)
+	b.lent = w
+	return b
 }
 
 // giveBack returns b to the Workspace it was lent by, if any. It is called
@@ -135,11 +142,7 @@ func (b *walkBufs) giveBack() {
 		return
 	}
 	b.lent = nil
-	w.mu.Lock()
-	if w.walk == nil || w.walk.bytes() < b.bytes() {
-		w.walk = b
-	}
-	w.mu.Unlock()
+	keepSlot(w, &w.walk, b, (*walkBufs).bytes)
 }
 
 // glBufs are the workers of the graphlet map of a Gram matrix (graphletGram),
@@ -163,13 +166,7 @@ func takeGraphlet(ctx context.Context) *glBufs {
 	if w == nil {
 		return new(glBufs)
 	}
-	w.mu.Lock()
-	b := w.graphlet
-	w.graphlet = nil
-	w.mu.Unlock()
-	if b == nil {
-		b = new(glBufs)
-	}
+	b := lendSlot(w, &w.graphlet)
 	b.lent = w
 	return b
 }
@@ -196,11 +193,7 @@ func (b *glBufs) giveBack() {
 		return
 	}
 	b.lent = nil
-	w.mu.Lock()
-	if w.graphlet == nil || w.graphlet.bytes() < b.bytes() {
-		w.graphlet = b
-	}
-	w.mu.Unlock()
+	keepSlot(w, &w.graphlet, b, (*glBufs).bytes)
 }
 
 func (b *glBufs) bytes() int64 {
