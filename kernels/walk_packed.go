@@ -21,7 +21,7 @@ import (
 // features' counts of the ranking. The ids are the ranks, not the
 // sequential map's first-met numbers, so it is taken only where the walk
 // counts are exact in any order (see walksExact). vb and eb are the bits
-// of a vertex and an edge label (see packedBits). Its Report's Features
+// of a vertex and an edge label (see packedBitsOf). Its Report's Features
 // counts the sequences of length l, the vectors' dimension, where the
 // interners count the shorter ones they numbered on the way too.
 //
@@ -587,20 +587,11 @@ const packedMinBits = 28
 // packedWidth returns the bits of a packed sequence of length l.
 func packedWidth(l int, vb, eb uint) uint { return uint(l+1)*vb + uint(l)*eb }
 
-// packedBits returns the bits of a vertex label and of an edge label in a
-// packed label sequence of gs, the vertex labels' range (the largest + 1),
-// and whether sequences of length l fit in packedMaxBits; not where a
-// label is negative, which a packed sequence cannot hold.
-func packedBits(gs []*graph.Graph, l int) (vb, eb uint, labels int, ok bool) {
-	nVL, nEL, err := labelRanges(gs)
-	if err != nil {
-		return 0, 0, 0, false
-	}
-	return packedBitsOf(uint64(nVL), uint64(nEL), l)
-}
-
-// packedBitsOf is packedBits for vertex and edge labels of ranges nVL and
-// nEL, at least 1, as a Dirac walk mapper holds them.
+// packedBitsOf returns the bits of a vertex label and of an edge label in
+// a packed label sequence whose vertex and edge labels range over nVL and
+// nEL, at least 1, as a Dirac walk mapper holds them (see labelRanges), the
+// vertex labels' range, and whether sequences of length l fit in
+// packedMaxBits.
 func packedBitsOf(nVL, nEL uint64, l int) (vb, eb uint, labels int, ok bool) {
 	vb, eb = uint(bits.Len64(nVL-1)), uint(bits.Len64(nEL-1))
 	return vb, eb, int(nVL), packedWidth(l, vb, eb) <= packedMaxBits

@@ -413,3 +413,14 @@ func TestPacksFewSequences(t *testing.T) {
 		}
 	}
 }
+
+// packedBits is packedBitsOf for the labels of gs, and not ok where a
+// label is negative, which a packed sequence cannot hold: the packed map's
+// choice takes the ranges from its mapper, the tests from the graphs.
+func packedBits(gs []*graph.Graph, l int) (vb, eb uint, labels int, ok bool) {
+	nVL, nEL, err := labelRanges(gs)
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	return packedBitsOf(uint64(nVL), uint64(nEL), l)
+}
