@@ -355,7 +355,16 @@ func TestWorkspaceGraphlet(t *testing.T) {
 				}
 				matrix := uint64(8 * len(mutag) * len(mutag))
 				fresh := gramAllocated(context.Background(), t, k, mutag) - matrix
+				// The fewest of three: a worker's buffers grow
+				// where it maps more graphs than it ever did in
+				// the Workspace, as the workers take the graphs
+				// as they come (csm on two threads allocated 1.07
+				// of the matrix without, about once in 60 runs,
+				// with one matrix measured); once grown they stay.
 				kept := gramAllocated(ctx, t, k, mutag) - matrix
+				for range 2 {
+					kept = min(kept, gramAllocated(ctx, t, k, mutag)-matrix)
+				}
 				if float64(kept) > 0.5*float64(fresh) {
 					t.Errorf("besides the matrix, a matrix in the Workspace allocated %d bytes, %.2f of the %d without", kept, float64(kept)/float64(fresh), fresh)
 				}
