@@ -82,3 +82,80 @@ func TestStreamRefines(t *testing.T) {
 		}
 	}
 }
+
+// TestSoleStream checks a sole stream on two workers, and on one and
+// three, where it is a pipeline: each worker waits for the graph it
+// takes, whose colours of every iteration must then be graph.Refine's
+// (MUTAG, ENZYMES, and an empty graph and an isolated vertex among MUTAG's
+// first graphs; 1 to 4 iterations, from uniform colours and from the
+// labels, on a Crew and on goroutines of their own); that one worker,
+// the first to need a graph, runs every stage on two; and that a
+// cancelled context's error comes back to both workers.
+func TestSoleStream(t *testing.T) {
+	mutag := graphtest.Dataset(t, "MUTAG").Graphs
+	edge := append([]*graph.Graph{mutag[0], graph.MustBuild(nil, nil), mutag[1], graph.MustBuild([]int32{3}, nil)}, mutag[2:30]...)
+	for _, tc := range []struct {
+		name string
+		gs   []*graph.Graph
+	}{{"MUTAG", mutag}, {"ENZYMES", graphtest.Dataset(t, "ENZYMES").Graphs}, {"edge cases", edge}} {
+		for _, start := range []graph.Start{graph.Uniform, graph.FromLabels} {
+			for h := 1; h <= 4; h++ {
+				want := graph.Refine(tc.gs, h, start)
+				for _, threads := range []int{1, 2, 3} {
+					for _, crew := range []bool{false, true} {
+						ctx := WithWorkspace(context.Background(), NewWorkspace())
+						if crew {
+							ctx = WithCrew(ctx, NewCrew(DefaultLinger))
+						}
+						what := fmt.Sprintf("%s start=%d h=%d threads=%d crew=%t", tc.name, start, h, threads, crew)
+						s := newStagedStream(ctx, tc.gs, h, start)
+						s.sole = true
+						got := s.st.Colours()
+						err := forRows(ctx, len(tc.gs), threads, func(w, i int) error {
+							if err := s.waitRefined(ctx, i, w, threads); err != nil {
+								return err
+							}
+							for it := range h + 1 {
+								if !slices.Equal(got[it][i], want[it][i]) {
+									return fmt.Errorf("graph %d, iteration %d: colours %v, want %v", i, it, got[it][i], want[it][i])
+								}
+							}
+							return nil
+						})
+						if err != nil {
+							t.Fatalf("%s: %v", what, err)
+						}
+						s.giveBack(ctx)
+					}
+				}
+			}
+		}
+	}
+
+	// On two workers the one that takes the first stage's lock refines
+	// every graph before it gives it up: the other, holding it in
+	// between, would have found graphs left.
+	s := newStagedStream(context.Background(), mutag, 3, graph.Uniform)
+	s.sole = true
+	if err := s.waitRefined(context.Background(), 0, 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.stages {
+		if got := s.stages[i].done.Load(); got != int64(len(mutag)) {
+			t.Errorf("stage %d: %d graphs through after the first graph's wait, want all %d", i+1, got, len(mutag))
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s = newStagedStream(ctx, mutag, 3, graph.Uniform)
+	s.sole = true
+	for w := range 2 {
+		if err := s.waitRefined(ctx, len(mutag)-1, w, 2); !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled, worker %d: error %v, want %v", w, err, context.Canceled)
+		}
+	}
+	if !s.stages[0].running.TryLock() {
+		t.Error("cancelled: the first stage's lock is still held")
+	}
+}

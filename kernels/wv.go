@@ -500,19 +500,19 @@ type giPrep struct {
 }
 
 // giStream is giWeights over colours that a graph.Stream refines while the
-// explicit map's workers sum the graphs refined, its iterations run as
-// the stages of a pipeline (see stagedStream): a worker that needs a graph
-// not yet refined runs stages until its graph is through the last. On
-// ENZYMES, whose refinement (2.8 ms on one goroutine) took longer than the
-// sums (2 ms), one worker refining every graph while the others summed
-// them held GI's explicit map on two threads to the refinement's time; on
-// MUTAG a graph takes 2.2 µs to refine and 4.8 to sum. Refined beforehand
-// on both threads (graph.RefineOn), the refinement took 0.41 of GI's 1.5
-// ms on MUTAG, no faster than on one thread, and 2.04 of 3.78 ms on
-// ENZYMES, against 2.17 on one; since RefineOn's workers share one table,
-// and sort neighbourhoods by sorting networks, ENZYMES's matrix took
-// 3.1–3.5 ms on two threads either way, the stream or RefineOn and the
-// sums after.
+// explicit map's workers sum the graphs refined. On two workers the stream
+// is sole (see stagedStream): the first worker to need a graph runs every
+// iteration over every graph, and both sum the graphs as they are refined;
+// on more, its iterations run as the stages of a pipeline, a worker that
+// needs a graph not yet refined running stages until its graph is through
+// the last. With the stages shared by two workers, far apart, the
+// refinement and the sums on two threads took 0.60 ms on MUTAG, 2.95 on
+// ENZYMES and 7.44 on PROTEINS, sole 0.44, 2.22 and 5.91 (runexp, three
+// rounds of ten by turns; on one thread 0.66, 4.1 and 9.7, the
+// refinement 0.27, 1.96 and 5.17 of them). Refined beforehand on both
+// threads (graph.RefineOn), the refinement took 0.41 of GI's 1.5 ms on
+// MUTAG, no faster than on one thread, and 2.04 of 3.78 ms on ENZYMES,
+// against 2.17 on one, as its workers share one table.
 //
 // Until every graph is refined the number of colours of an iteration is
 // unknown, so weight feature i·2^shift + c stands for colour c of
@@ -537,6 +537,7 @@ func newGIStream(ctx context.Context, gs []*graph.Graph, h int) (*giStream, bool
 		return nil, false
 	}
 	ss := newStagedStream(ctx, gs, h, graph.Uniform)
+	ss.sole = true
 	w := &giStream{giWeights: giWeights{colours: ss.st.Colours(), offset: make([]int, h+2)}, stagedStream: ss, shift: shift}
 	for i := range w.offset {
 		w.offset[i] = i << shift
