@@ -72,7 +72,9 @@ func (s *stagedStream) refined(g int) bool {
 }
 
 // waitRefined runs stages as worker of workers until graph g is through
-// every stage, and returns ctx's error if it is done first.
+// every stage, and returns ctx's error if it is done first. Of a sole
+// stream on two workers, it runs every stage over every graph if it is
+// the first to take them (see refineAll), and else only waits.
 func (s *stagedStream) waitRefined(ctx context.Context, g, worker, workers int) error {
 	if s.sole && workers == 2 && len(s.stages) > 0 {
 		for !s.refined(g) {
@@ -144,14 +146,13 @@ func (s *stagedStream) advance(ctx context.Context, worker, workers int) (bool, 
 // streamBatch graphs at a time, stage by stage within a batch, with the
 // first stage's lock held by the caller and given up on return.
 //
-// It is the pipeline of sole streams: there, the workers' stages
-// handed each graph's colours from core to core at every iteration, and
-// each stage's table moved to whichever worker ran it; the other worker's
-// sums then read the colours once, from the refining core. With the
-// stages on one worker, GI's explicit matrix on two threads, far (a test
-// binary, medians of 41 and 21 by turns), took 3.37 ms against 4.07 on
-// ENZYMES (600 graphs, one thread 5.61) and 7.84 against 9.35 on PROTEINS
-// (one thread 13.75).
+// Shared by two workers far apart, the stages handed each graph's
+// colours from core to core at every iteration, and each stage's table
+// moved to whichever worker ran it; with every stage on one worker, the
+// other reads each graph's colours once, to sum or map it. So GI's
+// explicit matrix on two threads, far (a test binary, medians of 41 and
+// 21 by turns), took 3.37 ms against 4.07 on ENZYMES (600 graphs, one
+// thread 5.61) and 7.84 against 9.35 on PROTEINS (one thread 13.75).
 func (s *stagedStream) refineAll(ctx context.Context) error {
 	h := len(s.stages)
 	for i := 1; i < h; i++ {
