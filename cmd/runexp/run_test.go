@@ -142,3 +142,39 @@ func TestBenchSpecNames(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchSpecData holds the nightly workflow to the data sets of the
+// benchmark specs: the runner fetches nothing, so a spec whose data set the
+// workflow's "runexp data fetch" step leaves out fails every night.
+func TestBenchSpecData(t *testing.T) {
+	flow, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", "nightly.yml"))
+	if err != nil {
+		t.Skipf("no nightly workflow: %v", err)
+	}
+	fetched := map[string]bool{}
+	for _, line := range strings.Split(string(flow), "\n") {
+		if _, names, ok := strings.Cut(line, "runexp data fetch "); ok {
+			for _, n := range strings.Fields(names) {
+				fetched[n] = true
+			}
+		}
+	}
+	if len(fetched) == 0 {
+		t.Fatal("the nightly workflow has no runexp data fetch step")
+	}
+	for _, file := range projectSpecs(t, "bench") {
+		s, err := harness.LoadSpec(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := s.Data.Datasets
+		if s.Data.Dataset != "" {
+			names = append(names, s.Data.Dataset)
+		}
+		for _, n := range names {
+			if !fetched[n] {
+				t.Errorf("%s: data set %s is not fetched by the nightly workflow", file, n)
+			}
+		}
+	}
+}
