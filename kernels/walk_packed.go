@@ -830,9 +830,9 @@ func mergeAddWide(dk []wideKey, dv []float64, ak []wideKey, av []float64, bk []w
 // the other's last graph. The stream is sole, one worker refining every
 // graph where two share it: its stages taken by both, MUTAG's matrix at
 // length 2 after one, two and three iterations took 788, 884 and 1314
-// µs, sole 732, 807 and 1185, at length 4 as long either way (2.95, 3.82
-// and 4.13 ms), and ENZYMES's (600 graphs) at length 3 after three 48.6
-// ms against 43.1 (a test binary, medians of 101 and 31 by turns, far). The colours of the last iteration are counted
+// µs, sole 732, 807 and 1185, and ENZYMES's (600 graphs) at length 3
+// after three 48.6 ms against 43.1 (a test binary, medians of 101 and 31
+// by turns, far). The colours of the last iteration are counted
 // only once every graph is refined, so a vertex label takes vb bits, as
 // many as the vertices' number needs (see streamPacks): the keys then
 // sort, and rank, as they would with fewer, and the ranking buckets them
