@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"os"
 	"slices"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -1037,6 +1038,12 @@ type interner[K internKey] struct {
 }
 
 func (t *interner[K]) len() int { return len(t.keys) }
+
+// bytes returns the bytes of t's arrays, which a Workspace counts.
+func (t *interner[K]) bytes() int64 {
+	var k K
+	return int64(cap(t.keys))*int64(unsafe.Sizeof(k)) + int64(cap(t.slots))*4
+}
 
 // reserve sizes t, which must be empty, for n keys, so that it does not
 // grow until it holds more: a table grown from empty takes 1024 slots and

@@ -229,8 +229,7 @@ func (c *glWorker) reuse(keep bool) {
 }
 
 func (c *glWorker) bytes() int64 {
-	return int64(cap(c.ids.keys))*16 + int64(cap(c.ids.slots))*4 + int64(cap(c.aut)+cap(c.first))*8 +
-		c.acc.bytes() + c.slab.bytes()
+	return c.ids.bytes() + int64(cap(c.aut)+cap(c.first))*8 + c.acc.bytes() + c.slab.bytes()
 }
 
 // vector counts the patterns of graph i, g, and returns them with the

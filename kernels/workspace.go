@@ -339,8 +339,7 @@ type mapBufs struct {
 func (m *mapBufs) reuse() { m.fast.reset() }
 
 func (m *mapBufs) bytes() int64 {
-	n := int64(cap(m.fast.keys))*8 + int64(cap(m.fast.slots))*4
-	n += m.vacc.bytes() + m.gacc.bytes()
+	n := m.fast.bytes() + m.vacc.bytes() + m.gacc.bytes()
 	n += m.cur.capBytes() + m.nxt.capBytes()
 	n += int64(cap(m.groups))*16 + int64(cap(m.groupOff))*4
 	return n
