@@ -216,19 +216,13 @@ func TestWorkspaceWalkAllocs(t *testing.T) {
 	}{{1, chooseAuto, false}, {2, choosePipe, false}, {2, chooseOverlap, false}, {2, choosePrivate, true}} {
 		t.Run(fmt.Sprintf("threads=%d/choice=%d", tt.threads, tt.how), func(t *testing.T) {
 			alloc := func(ctx context.Context) uint64 {
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
-				var err error
 				if tt.threads == 1 {
-					_, _, err = k.Gram(ctx, gs, Explicit)
-				} else {
-					_, err = k.explicitGramBy(ctx, gs, tt.threads, &Report{}, tt.how)
+					return gramAllocated(ctx, t, k, gs)
 				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				runtime.ReadMemStats(&after)
-				return after.TotalAlloc - before.TotalAlloc
+				return allocated(t, func() error {
+					_, err := k.explicitGramBy(ctx, gs, tt.threads, &Report{}, tt.how)
+					return err
+				})
 			}
 			fresh := alloc(context.Background())
 			ctx := WithWorkspace(context.Background(), NewWorkspace())
@@ -377,9 +371,18 @@ func TestWorkspaceGraphlet(t *testing.T) {
 // allocates under ctx.
 func gramAllocated(ctx context.Context, t *testing.T, k Kernel, gs []*graph.Graph) uint64 {
 	t.Helper()
+	return allocated(t, func() error {
+		_, _, err := k.Gram(ctx, gs, Explicit)
+		return err
+	})
+}
+
+// allocated returns the bytes that fn allocates, and fails t if fn fails.
+func allocated(t *testing.T, fn func() error) uint64 {
+	t.Helper()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	if _, _, err := k.Gram(ctx, gs, Explicit); err != nil {
+	if err := fn(); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)

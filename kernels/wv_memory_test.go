@@ -70,14 +70,8 @@ func TestWVEstimateBytes(t *testing.T) {
 	for _, tc := range tests {
 		name := tc.name
 		est := tc.k.EstimateBytes(gs, Explicit, 0)
-		var before, after runtime.MemStats
 		runtime.GC()
-		runtime.ReadMemStats(&before)
-		if _, _, err := tc.k.Gram(context.Background(), gs, Explicit); err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		got := int64(after.TotalAlloc-before.TotalAlloc) - 8*int64(len(gs)*len(gs))
+		got := int64(gramAllocated(context.Background(), t, tc.k, gs)) - 8*int64(len(gs)*len(gs))
 		ratio := float64(est) / float64(got)
 		if est < got || ratio > tc.within {
 			t.Errorf("%s: estimate %d bytes, allocated %d: ratio %.2f, want in [1, %g]", name, est, got, ratio, tc.within)

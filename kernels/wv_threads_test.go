@@ -184,14 +184,8 @@ func TestWVEstimateBytesThreads(t *testing.T) {
 	}{&GraphInvariant{H: 3, Attr: a, Threads: 2}, &GraphHopper{Attr: a, Threads: 2},
 		&GraphInvariant{H: 3, Attr: packed, Threads: 2}, &GraphHopper{Attr: packed, Threads: 2}} {
 		est := k.EstimateBytes(gs, Explicit, 0)
-		var before, after runtime.MemStats
 		runtime.GC()
-		runtime.ReadMemStats(&before)
-		if _, _, err := k.Gram(context.Background(), gs, Explicit); err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		got := int64(after.TotalAlloc-before.TotalAlloc) - 8*int64(len(gs)*len(gs))
+		got := int64(gramAllocated(context.Background(), t, k, gs)) - 8*int64(len(gs)*len(gs))
 		if est < got {
 			t.Errorf("%s: estimate %d bytes, allocated %d", k.Name(), est, got)
 		}
