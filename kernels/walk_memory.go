@@ -52,9 +52,9 @@ const (
 	vecBytes     = 48
 	// The packed map (see packedGram) holds a non-zero's key, of one or
 	// two words, and value, and, while it ranks them, the key's first
-	// word and its rank as one word, and again in its bucket with its
-	// place, and its id.
-	packedNonzeroBytes = 16 + 8 + 8 + 8 + 8 + 4 + 4
+	// word and its rank as one word, and again in its bucket, and its
+	// id.
+	packedNonzeroBytes = 16 + 8 + 8 + 8 + 8 + 4
 	// gcHeadroom is the ratio of the heap to the live data that the
 	// garbage collector allows at the default GOGC=100: the heap that a
 	// run is measured and limited by holds up to that much garbage.

@@ -272,13 +272,13 @@ func rankWide(ctx context.Context, keys [][]wideKey, vecs []Vec, width uint, nnz
 // number of graphs holding each, df[id], which the dot products' scheme
 // needs: counted here, bucket by bucket, rather than in a pass over all
 // vectors on one thread. keys[i] is released. Every key is bucketed by
-// its top bits, with its place in the graphs' order, each bucket ranked
-// on its own (see rankScratch.rank), and the ranks then written to those
-// places: one sort of all the keys took 133 ms of ENZYMES's 2.6 million
-// at length 4 after one WL iteration, more than their map, and looking
-// each graph's keys up in the sorted buckets took as long again where the
-// buckets were large, and was no faster where they were small, as the
-// graphs' keys are spread over all of them.
+// its top bits, each bucket ranked on its own (see rankScratch.rank), and
+// the ranks then fetched from the buckets to the keys' places in the
+// graphs' order: one sort of all the keys took 133 ms of ENZYMES's 2.6
+// million at length 4 after one WL iteration, more than their map, and
+// looking each graph's keys up in the sorted buckets took as long again
+// where the buckets were large, and was no faster where they were small,
+// as the graphs' keys are spread over all of them.
 func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nnz, threads int) ([]int32, error) {
 	return rankSplit(ctx, keys, nil, vecs, width, rankBits(width, nnz, threads), 0, nnz, threads)
 }
@@ -303,6 +303,21 @@ func rankBits(width uint, nnz, threads int) uint {
 // their top 64 bits, and the bits above their low words, low of them,
 // must be among the buckets' d, so that the low words, which it ranks,
 // tell apart the keys of a bucket. wide[i] is released too.
+//
+// The graphs are split into one chunk a thread, and the thread that
+// buckets a chunk's keys notes at each key's place the slot it took in
+// its bucket, and at the end fetches its rank from there: the writes to
+// the ids, in the graphs' order, stay with one thread, which on two
+// threads mostly is the one that bucketed them. Where the buckets held
+// the keys' places beside them, and the ranks were written to those
+// places from the buckets, every line of the ids took the writes of both
+// threads in a random order; MUTAG's walk kernel on two threads at length
+// 4 after one, two and three WL iterations took 2874–2919, 3712–3748 and
+// 3961–4116 µs so against 2757–2804, 3555–3571 and 3821–3940 (a test
+// binary, medians of 198 by turns, two runs, the cores far apart),
+// ENZYMES's at length 4 after one 145.1 against 141.7 ms, at length 5
+// after two MUTAG's 9.21 against 8.80 ms; at length 2 after three, as
+// much either way (1.19 and 1.24 ms against 1.19 and 1.26).
 func rankSplit(ctx context.Context, keys [][]uint64, wide [][]wideKey, vecs []Vec, width, d, low uint, nnz, threads int) ([]int32, error) {
 	n := len(keys)
 	lenOf := func(i int) int { return len(keys[i]) }
@@ -319,15 +334,15 @@ func rankSplit(ctx context.Context, keys [][]uint64, wide [][]wideKey, vecs []Ve
 		inner = 64 - (d - low)
 	}
 	buckets := 1 << d
-	// Chunks of consecutive graphs of about equal non-zeros; first[i] is
-	// graph i's first place.
+	// Chunks of consecutive graphs of about equal non-zeros, one a
+	// thread; first[i] is graph i's first place.
 	first := make([]int, n+1)
 	for i := range n {
 		first[i+1] = first[i] + lenOf(i)
 	}
 	chunks := []int{0}
-	for c, i := 1, 0; c < 4*threads && i < n; c++ {
-		for i < n && first[i] < c*nnz/(4*threads) {
+	for c, i := 1, 0; c < threads && i < n; c++ {
+		for i < n && first[i] < c*nnz/threads {
 			i++
 		}
 		if i > chunks[len(chunks)-1] && i < n {
@@ -369,14 +384,17 @@ func rankSplit(ctx context.Context, keys [][]uint64, wide [][]wideKey, vecs []Ve
 	}
 	bounds[buckets] = off
 	all := make([]uint64, nnz)
-	at := make([]uint32, nnz) // the places of all's keys
+	// ids[p] holds the slot in all of the key at place p until the
+	// ranks replace it.
+	ids := make([]uint32, nnz)
 	err = forRows(ctx, nc, threads, func(_, c int) error {
 		cnt := counts[c*buckets : (c+1)*buckets]
 		for i := chunks[c]; i < chunks[c+1]; i++ {
+			slots := ids[first[i]:first[i+1]]
 			if keys == nil {
 				for t, x := range wide[i] {
 					b := bucket(x)
-					all[cnt[b]], at[cnt[b]] = x.lo, uint32(first[i]+t)
+					all[cnt[b]], slots[t] = x.lo, cnt[b]
 					cnt[b]++
 				}
 				wide[i] = nil
@@ -384,7 +402,7 @@ func rankSplit(ctx context.Context, keys [][]uint64, wide [][]wideKey, vecs []Ve
 			}
 			for t, x := range keys[i] {
 				b := x >> shift
-				all[cnt[b]], at[cnt[b]] = x, uint32(first[i]+t)
+				all[cnt[b]], slots[t] = x, cnt[b]
 				cnt[b]++
 			}
 			keys[i] = nil
@@ -402,7 +420,7 @@ func rankSplit(ctx context.Context, keys [][]uint64, wide [][]wideKey, vecs []Ve
 	err = forRows(ctx, len(groups)-1, threads, func(w, g int) error {
 		for b := groups[g]; b < groups[g+1]; b++ {
 			if bounds[b] < bounds[b+1] {
-				distinct[b] = scs[w].rank(all[bounds[b]:bounds[b+1]], at[bounds[b]:bounds[b+1]], inner)
+				distinct[b] = scs[w].rank(all[bounds[b]:bounds[b+1]], inner)
 			}
 		}
 		return nil
@@ -414,16 +432,23 @@ func rankSplit(ctx context.Context, keys [][]uint64, wide [][]wideKey, vecs []Ve
 	for b := range buckets {
 		base[b+1] = base[b] + uint32(distinct[b])
 	}
-	ids := make([]uint32, nnz)
 	df := make([]int32, base[buckets])
 	err = forRows(ctx, len(groups)-1, threads, func(_, g int) error {
 		for b := groups[g]; b < groups[g+1]; b++ {
-			ks, as := all[bounds[b]:bounds[b+1]], at[bounds[b]:bounds[b+1]]
-			for t, x := range ks {
-				r := base[b] + uint32(x)
-				ids[as[t]] = r
+			for q := bounds[b]; q < bounds[b+1]; q++ {
+				r := base[b] + uint32(all[q])
+				all[q] = uint64(r)
 				df[r]++ // a graph's keys are distinct
 			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = forRows(ctx, nc, threads, func(_, c int) error {
+		for p := first[chunks[c]]; p < first[chunks[c+1]]; p++ {
+			ids[p] = uint32(all[ids[p]])
 		}
 		return nil
 	})
@@ -460,29 +485,34 @@ type rankScratch struct {
 }
 
 // rank replaces each key of ks, whose bits from width up are equal, by its
-// rank among their distinct keys, and returns their number. It reorders
-// ks, and at with them, only where they are at most 64, which it sorts.
-// More keys it looks up in a table, in their order, and sorts only the
-// distinct ones, along with their first places in the table's order:
-// after WL refinement label sequences repeat across graphs, 2.4 times on
-// MUTAG at length 5 after two iterations, and sorting buckets of
-// thousands of keys, which the skewed frequencies of the first labels
-// leave, took 7 passes of 8 bits over every key. The table is its own,
-// sized for the bucket, not an interner[key64], whose ids are the same:
-// with one, reset or sized for each bucket, the ranking took 12–20% more
-// (MUTAG at lengths 4 and 5 after two and three WL iterations, one and
-// two threads, medians of 30, two rounds by turns).
-func (sc *rankScratch) rank(ks []uint64, at []uint32, width uint) int {
+// rank among their distinct keys, in place, and returns their number. At
+// most 64 it sorts, in a copy. More keys it looks up in a table, in their
+// order, and sorts only the distinct ones, along with their first places
+// in the table's order: after WL refinement label sequences repeat across
+// graphs, 2.4 times on MUTAG at length 5 after two iterations, and
+// sorting buckets of thousands of keys, which the skewed frequencies of
+// the first labels leave, took 7 passes of 8 bits over every key. The
+// table is its own, sized for the bucket, not an interner[key64], whose
+// ids are the same: with one, reset or sized for each bucket, the ranking
+// took 12–20% more (MUTAG at lengths 4 and 5 after two and three WL
+// iterations, one and two threads, medians of 30, two rounds by turns).
+func (sc *rankScratch) rank(ks []uint64, width uint) int {
 	if len(ks) <= 64 {
-		sortPacked(ks, at, width, &sc.kbuf, &sc.abuf, &sc.counts)
-		r, prev := uint64(0), ks[0]
-		for t, x := range ks {
-			if x != prev {
-				r++
-				prev = x
-			}
-			ks[t] = r
+		// Sorted apart from their places, which keep their order.
+		sorted := append(sc.uniq[:0], ks...)
+		sc.perm = slices.Grow(sc.perm[:0], len(ks))[:len(ks)]
+		for t := range sc.perm {
+			sc.perm[t] = uint32(t)
 		}
+		sortPacked(sorted, sc.perm, width, &sc.kbuf, &sc.abuf, &sc.counts)
+		r := uint64(0)
+		for t, x := range sorted {
+			if t > 0 && x != sorted[t-1] {
+				r++
+			}
+			ks[sc.perm[t]] = r
+		}
+		sc.uniq = sorted
 		return int(r) + 1
 	}
 	tb := uint(bits.Len(uint(2*len(ks) - 1)))
