@@ -803,54 +803,119 @@ func packedVector[K packedKey](ctx context.Context, g *graph.Graph, l int, vb, e
 }
 
 // mergeAdd appends to dk, dv the merge of the sorted runs a and b, b's keys
-// or'ed with pre, adding the values of equal keys.
+// or'ed with pre, adding the values of equal keys. It writes into room
+// grown once, and copies runs that do not overlap whole, as a vertex's
+// neighbours of different labels and edge labels give them. The map of
+// MUTAG by packedVector on one goroutine (BenchmarkPackedVector, medians
+// of 6) at length 4 after one, two and three WL iterations and at length
+// 6 took 2.73, 3.01, 3.24 and 4.09 ms appending key by key, 2.22, 2.55,
+// 2.77 and 3.45 written into the room, and 1.89, 2.25, 2.35 and 3.10 with
+// the runs copied whole. Taking each key without a branch, by masks, took
+// 2.62, 3.16, 3.48 and 3.81 ms: the branches are mostly predicted, and the
+// masks chain each step to the one before.
 func mergeAdd(dk []uint64, dv []float64, ak []uint64, av []float64, bk []uint64, bv []float64, pre uint64) ([]uint64, []float64) {
+	o := len(dk)
+	dk = slices.Grow(dk, len(ak)+len(bk))[:o+len(ak)+len(bk)]
+	dv = slices.Grow(dv, len(ak)+len(bk))[:len(dk)]
+	av, bv = av[:len(ak)], bv[:len(bk)]
+	switch {
+	case len(ak) == 0 || len(bk) == 0 || ak[len(ak)-1] < pre|bk[0]:
+		copy(dk[o:], ak)
+		copy(dv[o:], av)
+		o += len(ak)
+		for j, y := range bk {
+			dk[o+j] = pre | y
+		}
+		copy(dv[o:], bv)
+		return dk, dv
+	case pre|bk[len(bk)-1] < ak[0]:
+		for j, y := range bk {
+			dk[o+j] = pre | y
+		}
+		copy(dv[o:], bv)
+		o += len(bk)
+		copy(dk[o:], ak)
+		copy(dv[o:], av)
+		return dk, dv
+	}
 	i, j := 0, 0
 	for i < len(ak) && j < len(bk) {
 		x, y := ak[i], pre|bk[j]
 		switch {
 		case x < y:
-			dk, dv = append(dk, x), append(dv, av[i])
+			dk[o], dv[o] = x, av[i]
 			i++
 		case x > y:
-			dk, dv = append(dk, y), append(dv, bv[j])
+			dk[o], dv[o] = y, bv[j]
 			j++
 		default:
-			dk, dv = append(dk, x), append(dv, av[i]+bv[j])
+			dk[o], dv[o] = x, av[i]+bv[j]
 			i++
 			j++
 		}
+		o++
 	}
-	dk, dv = append(dk, ak[i:]...), append(dv, av[i:]...)
+	copy(dv[o:], av[i:])
+	o += copy(dk[o:], ak[i:])
 	for ; j < len(bk); j++ {
-		dk, dv = append(dk, pre|bk[j]), append(dv, bv[j])
+		dk[o], dv[o] = pre|bk[j], bv[j]
+		o++
 	}
-	return dk, dv
+	return dk[:o], dv[:o]
 }
 
 // mergeAddWide is mergeAdd on two-word keys.
 func mergeAddWide(dk []wideKey, dv []float64, ak []wideKey, av []float64, bk []wideKey, bv []float64, pre wideKey) ([]wideKey, []float64) {
+	o := len(dk)
+	dk = slices.Grow(dk, len(ak)+len(bk))[:o+len(ak)+len(bk)]
+	dv = slices.Grow(dv, len(ak)+len(bk))[:len(dk)]
+	av, bv = av[:len(ak)], bv[:len(bk)]
+	or := func(y wideKey) wideKey { return wideKey{pre.hi | y.hi, pre.lo | y.lo} }
+	less := func(x, y wideKey) bool { return x.hi < y.hi || x.hi == y.hi && x.lo < y.lo }
+	switch {
+	case len(ak) == 0 || len(bk) == 0 || less(ak[len(ak)-1], or(bk[0])):
+		copy(dk[o:], ak)
+		copy(dv[o:], av)
+		o += len(ak)
+		for j, y := range bk {
+			dk[o+j] = or(y)
+		}
+		copy(dv[o:], bv)
+		return dk, dv
+	case less(or(bk[len(bk)-1]), ak[0]):
+		for j, y := range bk {
+			dk[o+j] = or(y)
+		}
+		copy(dv[o:], bv)
+		o += len(bk)
+		copy(dk[o:], ak)
+		copy(dv[o:], av)
+		return dk, dv
+	}
 	i, j := 0, 0
 	for i < len(ak) && j < len(bk) {
-		x, y := ak[i], wideKey{pre.hi | bk[j].hi, pre.lo | bk[j].lo}
+		x, y := ak[i], or(bk[j])
 		switch {
-		case x.hi < y.hi || x.hi == y.hi && x.lo < y.lo:
-			dk, dv = append(dk, x), append(dv, av[i])
+		case less(x, y):
+			dk[o], dv[o] = x, av[i]
 			i++
 		case x != y:
-			dk, dv = append(dk, y), append(dv, bv[j])
+			dk[o], dv[o] = y, bv[j]
 			j++
 		default:
-			dk, dv = append(dk, x), append(dv, av[i]+bv[j])
+			dk[o], dv[o] = x, av[i]+bv[j]
 			i++
 			j++
 		}
+		o++
 	}
-	dk, dv = append(dk, ak[i:]...), append(dv, av[i:]...)
+	copy(dv[o:], av[i:])
+	o += copy(dk[o:], ak[i:])
 	for ; j < len(bk); j++ {
-		dk, dv = append(dk, wideKey{pre.hi | bk[j].hi, pre.lo | bk[j].lo}), append(dv, bv[j])
+		dk[o], dv[o] = or(bk[j]), bv[j]
+		o++
 	}
-	return dk, dv
+	return dk[:o], dv[:o]
 }
 
 // streamedPackedGram is packedGram for graphs whose labels k.WL iterations
