@@ -16,11 +16,13 @@ import (
 // packed label sequences: each graph's walks of length l are mapped to
 // sorted keys of one or two words that hold their labels (see
 // packedVector), on all threads, graph by graph, with no dictionary
-// shared; the keys are then ranked among all graphs' (see rankPacked and
-// rankWide), and the dot products taken by gramFromStats, with the
-// features' counts of the ranking. The ids are the ranks, not the
-// sequential map's first-met numbers, so it is taken only where the walk
-// counts are exact in any order (see walksExact). vb and eb are the bits
+// shared; the keys are then numbered among all graphs' (see rankPacked
+// and rankWide), and the dot products taken by gramFromStats, with the
+// features' counts of the numbering. The ids are those numbers, not the
+// sequential map's first-met numbers, and where a bucket of the numbering
+// holds more than 64 keys they do not follow the keys' order, so the
+// vectors' ids are in any order: it is taken only where the walk counts
+// are exact in any order (see walksExact). vb and eb are the bits
 // of a vertex and an edge label (see packedBitsOf). Its Report's Features
 // counts the sequences of length l, the vectors' dimension, where the
 // interners count the shorter ones they numbered on the way too.
@@ -117,13 +119,17 @@ func rankedPacked(ctx context.Context, k *Walk, gs []*graph.Graph, vb, eb uint, 
 			if top != nil {
 				width -= vb - min(vb, top())
 			}
-			df, err = rankPacked(ctx, keys, vecs, width, nnz, threads)
+			var ordered bool
+			df, ordered, err = rankPacked(ctx, keys, vecs, width, nnz, threads)
+			sorted = sorted && ordered
 		}
 		return df, nnz, sorted, err
 	}
 	var keys [][]wideKey
 	if keys, nnz, sorted, err = mapPacked(ctx, k, gs, vb, eb, threads, vecs, wideOps(), graphOf); err == nil {
-		df, err = rankWide(ctx, keys, vecs, width, nnz, threads)
+		var ordered bool
+		df, ordered, err = rankWide(ctx, keys, vecs, width, nnz, threads)
+		sorted = sorted && ordered
 	}
 	return df, nnz, sorted, err
 }
@@ -212,15 +218,17 @@ func guardKeys[K packedKey](keys []K) []uint64 {
 // rankWide is rankPacked for two-word keys of 65 to packedMaxBits bits.
 // Where the buckets' bits cover the keys' bits beyond 64, as they can up
 // to 80 bits, each key's low word tells it from the others of its bucket
-// (the buckets are at most four times the keys), and
-// one pass ranks the keys by their top 64 bits' buckets and their low
-// words (see rankSplit). Else it takes rankPacked twice: the keys' top 64
-// bits are ranked first, and then each key as one word, its top's rank
-// followed by its other bits, at most 32, which sorts as the key does.
+// (the buckets are at most four times the keys), and one pass numbers
+// the keys by their top 64 bits' buckets and their low words (see
+// rankSplit). Else it takes rankPacked twice: the keys' top 64 bits are
+// numbered first, and then each key as one word, its top's number
+// followed by its other bits, at most 32, which tells it from every other
+// key, and sorts as the key does where the tops' numbers are their ranks.
+// It reports whether the numbers are the keys' ranks.
 // On MUTAG at length 5 after three WL iterations (70 bits), the packed
 // Gram matrix took 14.1–14.4 ms on one thread and 7.5–7.7 on two with two
 // passes, 11.7–11.8 and 6.2–6.5 with one (a test binary, medians of 40).
-func rankWide(ctx context.Context, keys [][]wideKey, vecs []Vec, width uint, nnz, threads int) ([]int32, error) {
+func rankWide(ctx context.Context, keys [][]wideKey, vecs []Vec, width uint, nnz, threads int) ([]int32, bool, error) {
 	low := width - 64
 	top := func(x wideKey) uint64 { return x.hi<<(64-low) | x.lo>>low }
 	n := len(keys)
@@ -241,12 +249,12 @@ func rankWide(ctx context.Context, keys [][]wideKey, vecs []Vec, width uint, nnz
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	vt := make([]Vec, n)
-	dft, err := rankPacked(ctx, tops, vt, 64, int(ntops.Load()), threads)
+	dft, topsOrdered, err := rankPacked(ctx, tops, vt, 64, int(ntops.Load()), threads)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	words := make([][]uint64, n)
 	err = forRows(ctx, n, threads, func(_, i int) error {
@@ -262,24 +270,34 @@ func rankWide(ctx context.Context, keys [][]wideKey, vecs []Vec, width uint, nnz
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return rankPacked(ctx, words, vecs, uint(bits.Len(uint(len(dft))))+low, nnz, threads)
+	df, ordered, err := rankPacked(ctx, words, vecs, uint(bits.Len(uint(len(dft))))+low, nnz, threads)
+	return df, topsOrdered && ordered, err
 }
 
-// rankPacked sets vecs[i].IDs to the ranks of keys[i], sorted keys of at
-// most width bits, among the distinct keys of all graphs, and returns the
+// rankPacked sets vecs[i].IDs to the numbers of keys[i], keys of at most
+// width bits, among the distinct keys of all graphs, and returns the
 // number of graphs holding each, df[id], which the dot products' scheme
-// needs: counted here, bucket by bucket, rather than in a pass over all
-// vectors on one thread. keys[i] is released. Every key is bucketed by
-// its top bits, each bucket ranked on its own (see rankScratch.rank), and
-// the ranks then fetched from the buckets to the keys' places in the
-// graphs' order: one sort of all the keys took 133 ms of ENZYMES's 2.6
+// needs, counted here, bucket by bucket, rather than in a pass over all
+// vectors on one thread, and whether the numbers are the keys' ranks.
+// keys[i] is released. Every key is bucketed by its top bits, and the
+// buckets numbered in order, each on its own (see rankScratch.rank): a
+// bucket of at most 64 keys by their ranks, a larger one in the order of
+// the keys' places, graph by graph, whatever the threads. The numbers are
+// then fetched from the buckets to the keys' places in the graphs' order.
+// Numbered by rank in every bucket, the ranking took 0.55 of 4.07 s of
+// CPU time in 600 matrices of MUTAG's walk kernel at length 4 after two
+// WL iterations on two threads, its radix sorts 0.21; numbered as first
+// met, the matrix took 2.90 ms against 3.15 (a test binary, medians of 98
+// by turns, far), after three 3.09 against 3.43, at length 5 after two
+// 5.46 against 6.29, ENZYMES at length 4 after one 96.8 against 99.8 ms.
+// One sort of all the keys took 133 ms of ENZYMES's 2.6
 // million at length 4 after one WL iteration, more than their map, and
 // looking each graph's keys up in the sorted buckets took as long again
 // where the buckets were large, and was no faster where they were small,
 // as the graphs' keys are spread over all of them.
-func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nnz, threads int) ([]int32, error) {
+func rankPacked(ctx context.Context, keys [][]uint64, vecs []Vec, width uint, nnz, threads int) ([]int32, bool, error) {
 	return rankSplit(ctx, keys, nil, vecs, width, rankBits(width, nnz, threads), 0, nnz, threads)
 }
 
@@ -301,12 +319,12 @@ func rankBits(width uint, nnz, threads int) uint {
 // rankSplit is rankPacked with buckets of d bits, for keys of width bits,
 // or, where keys is nil, for wide, of 64 + low bits: those are bucketed by
 // their top 64 bits, and the bits above their low words, low of them,
-// must be among the buckets' d, so that the low words, which it ranks,
+// must be among the buckets' d, so that the low words, which it numbers,
 // tell apart the keys of a bucket. wide[i] is released too.
 //
 // The graphs are split into one chunk a thread, and the thread that
 // buckets a chunk's keys notes at each key's place the slot it took in
-// its bucket, and at the end fetches its rank from there: the writes to
+// its bucket, and at the end fetches its number from there: the writes to
 // the ids, in the graphs' order, stay with one thread, which on two
 // threads mostly is the one that bucketed them. Where the buckets held
 // the keys' places beside them, and the ranks were written to those
@@ -318,20 +336,16 @@ func rankBits(width uint, nnz, threads int) uint {
 // ENZYMES's at length 4 after one 145.1 against 141.7 ms, at length 5
 // after two MUTAG's 9.21 against 8.80 ms; at length 2 after three, as
 // much either way (1.19 and 1.24 ms against 1.19 and 1.26).
-func rankSplit(ctx context.Context, keys [][]uint64, wide [][]wideKey, vecs []Vec, width, d, low uint, nnz, threads int) ([]int32, error) {
+func rankSplit(ctx context.Context, keys [][]uint64, wide [][]wideKey, vecs []Vec, width, d, low uint, nnz, threads int) ([]int32, bool, error) {
 	n := len(keys)
 	lenOf := func(i int) int { return len(keys[i]) }
 	shift := width - d
-	// The bits of the words ranked in a bucket, above which they are
-	// equal.
-	inner := shift
 	// The bucket of a wide key, by its top 64 bits.
 	wshift := low + shift
 	bucket := func(x wideKey) uint64 { return x.hi<<(64-low)>>shift | x.lo>>wshift }
 	if keys == nil {
 		n = len(wide)
 		lenOf = func(i int) int { return len(wide[i]) }
-		inner = 64 - (d - low)
 	}
 	buckets := 1 << d
 	// Chunks of consecutive graphs of about equal non-zeros, one a
@@ -370,7 +384,7 @@ func rankSplit(ctx context.Context, keys [][]uint64, wide [][]wideKey, vecs []Ve
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	bounds := make([]int, buckets+1)
 	off := 0
@@ -410,23 +424,27 @@ func rankSplit(ctx context.Context, keys [][]uint64, wide [][]wideKey, vecs []Ve
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	// Each bucket's keys ranked among its distinct ones, the ranks left
-	// in all.
+	// Each bucket's distinct keys numbered, the numbers left in all.
 	distinct := make([]int, buckets)
 	scs := make([]rankScratch, threads)
 	groups := bucketGroups(bounds, threads)
+	var unordered atomic.Bool
 	err = forRows(ctx, len(groups)-1, threads, func(w, g int) error {
 		for b := groups[g]; b < groups[g+1]; b++ {
 			if bounds[b] < bounds[b+1] {
-				distinct[b] = scs[w].rank(all[bounds[b]:bounds[b+1]], inner)
+				var ordered bool
+				distinct[b], ordered = scs[w].rank(all[bounds[b]:bounds[b+1]])
+				if !ordered && !unordered.Load() {
+					unordered.Store(true)
+				}
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	base := make([]uint32, buckets+1)
 	for b := range buckets {
@@ -444,7 +462,7 @@ func rankSplit(ctx context.Context, keys [][]uint64, wide [][]wideKey, vecs []Ve
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	err = forRows(ctx, nc, threads, func(_, c int) error {
 		for p := first[chunks[c]]; p < first[chunks[c+1]]; p++ {
@@ -455,7 +473,7 @@ func rankSplit(ctx context.Context, keys [][]uint64, wide [][]wideKey, vecs []Ve
 	for i := range vecs {
 		vecs[i].IDs = ids[first[i]:first[i+1]:first[i+1]]
 	}
-	return df, err
+	return df, !unordered.Load(), err
 }
 
 // bucketGroups returns the bounds of runs of consecutive buckets, whose
@@ -476,44 +494,52 @@ func bucketGroups(bounds []int, threads int) []int {
 
 // rankScratch holds the buffers of rankScratch.rank.
 type rankScratch struct {
-	slots       []uint32
-	uniq        []uint64
-	local, perm []uint32
-	kbuf        []uint64
-	abuf        []uint32
-	counts      [8][256]int32
+	slots []uint32
+	uniq  []uint64
+	perm  []uint32
 }
 
-// rank replaces each key of ks, whose bits from width up are equal, by its
-// rank among their distinct keys, in place, and returns their number. At
-// most 64 it sorts, in a copy. More keys it looks up in a table, in their
-// order, and sorts only the distinct ones, along with their first places
-// in the table's order: after WL refinement label sequences repeat across
-// graphs, 2.4 times on MUTAG at length 5 after two iterations, and
-// sorting buckets of thousands of keys, which the skewed frequencies of
-// the first labels leave, took 7 passes of 8 bits over every key. The
+// rank numbers the distinct keys of ks from 0, replaces each key by its
+// number, in place, and returns their number and whether the numbers
+// follow the keys' order. At most 64 keys it sorts, in a copy, by
+// insertion, and numbers by their rank. More it looks up in a table, in
+// their order, and numbers in the order it first meets them: after WL
+// refinement label sequences repeat across graphs, 2.4 times on MUTAG at
+// length 5 after two iterations, and sorting buckets of thousands of
+// keys, which the skewed frequencies of the first labels leave, took 7
+// passes of 8 bits over every key; sorting only the distinct ones, by
+// radix, to number them by rank, took about 40% of the ranking, and the
+// dot products take the vectors' ids in any order (see rankSplit). The
 // table is its own, sized for the bucket, not an interner[key64], whose
 // ids are the same: with one, reset or sized for each bucket, the ranking
 // took 12–20% more (MUTAG at lengths 4 and 5 after two and three WL
 // iterations, one and two threads, medians of 30, two rounds by turns).
-func (sc *rankScratch) rank(ks []uint64, width uint) int {
+func (sc *rankScratch) rank(ks []uint64) (int, bool) {
 	if len(ks) <= 64 {
 		// Sorted apart from their places, which keep their order.
 		sorted := append(sc.uniq[:0], ks...)
-		sc.perm = slices.Grow(sc.perm[:0], len(ks))[:len(ks)]
-		for t := range sc.perm {
-			sc.perm[t] = uint32(t)
+		perm := slices.Grow(sc.perm[:0], len(ks))[:len(ks)]
+		for t := range perm {
+			perm[t] = uint32(t)
 		}
-		sortPacked(sorted, sc.perm, width, &sc.kbuf, &sc.abuf, &sc.counts)
+		for i := 1; i < len(sorted); i++ {
+			x, p := sorted[i], perm[i]
+			j := i
+			for j > 0 && sorted[j-1] > x {
+				sorted[j], perm[j] = sorted[j-1], perm[j-1]
+				j--
+			}
+			sorted[j], perm[j] = x, p
+		}
 		r := uint64(0)
 		for t, x := range sorted {
 			if t > 0 && x != sorted[t-1] {
 				r++
 			}
-			ks[sc.perm[t]] = r
+			ks[perm[t]] = r
 		}
-		sc.uniq = sorted
-		return int(r) + 1
+		sc.uniq, sc.perm = sorted, perm
+		return int(r) + 1, true
 	}
 	tb := uint(bits.Len(uint(2*len(ks) - 1)))
 	mask := uint64(1)<<tb - 1
@@ -522,7 +548,6 @@ func (sc *rankScratch) rank(ks []uint64, width uint) int {
 		sc.slots[i] = math.MaxUint32
 	}
 	sc.uniq = sc.uniq[:0]
-	sc.local = slices.Grow(sc.local[:0], len(ks))[:len(ks)]
 	for t, x := range ks {
 		h := key64(x).hash() >> (64 - tb)
 		for {
@@ -535,78 +560,11 @@ func (sc *rankScratch) rank(ks []uint64, width uint) int {
 				h = (h + 1) & mask
 				continue
 			}
-			sc.local[t] = s
+			ks[t] = uint64(s)
 			break
 		}
 	}
-	d := len(sc.uniq)
-	sc.perm = slices.Grow(sc.perm[:0], d)[:d]
-	for k := range sc.perm {
-		sc.perm[k] = uint32(k)
-	}
-	sortPacked(sc.uniq, sc.perm, width, &sc.kbuf, &sc.abuf, &sc.counts)
-	// The ranks by first place, in the slots, which the look-ups are
-	// done with.
-	ranks := sc.slots[:d]
-	for r, p := range sc.perm {
-		ranks[p] = uint32(r)
-	}
-	for t, l := range sc.local {
-		ks[t] = uint64(ranks[l])
-	}
-	return d
-}
-
-// sortPacked sorts keys, whose bits from width up are equal, and at along
-// with them: by insertion where they are at most 64, else by radix, 8
-// bits a pass, skipping the passes in which every key has one digit; kbuf
-// and abuf are its buffers, and counts holds the digits' counts.
-func sortPacked(keys []uint64, at []uint32, width uint, kbuf *[]uint64, abuf *[]uint32, counts *[8][256]int32) {
-	if len(keys) <= 64 {
-		for i := 1; i < len(keys); i++ {
-			x, a := keys[i], at[i]
-			j := i
-			for j > 0 && keys[j-1] > x {
-				keys[j], at[j] = keys[j-1], at[j-1]
-				j--
-			}
-			keys[j], at[j] = x, a
-		}
-		return
-	}
-	*kbuf = slices.Grow((*kbuf)[:0], len(keys))[:len(keys)]
-	*abuf = slices.Grow((*abuf)[:0], len(at))[:len(at)]
-	src, sat, dst, dat := keys, at, *kbuf, *abuf
-	// Every digit's counts in one pass over the keys, not one a digit.
-	digits := int(width+7) / 8
-	clear(counts[:digits])
-	for _, x := range src {
-		for d := range digits {
-			counts[d][x>>(8*d)&0xff]++
-		}
-	}
-	for d := range digits {
-		cnt := &counts[d]
-		sh := uint(8 * d)
-		if int(cnt[src[0]>>sh&0xff]) == len(src) {
-			continue
-		}
-		var sum int32
-		for b, c := range cnt {
-			cnt[b] = sum
-			sum += c
-		}
-		for t, x := range src {
-			b := x >> sh & 0xff
-			dst[cnt[b]], dat[cnt[b]] = x, sat[t]
-			cnt[b]++
-		}
-		src, sat, dst, dat = dst, dat, src, sat
-	}
-	if &src[0] != &keys[0] {
-		copy(keys, src)
-		copy(at, sat)
-	}
+	return len(sc.uniq), false
 }
 
 // packedMinBits is the fewest bits of a packed sequence for which the

@@ -124,10 +124,10 @@ func TestPackedVector(t *testing.T) {
 	}
 }
 
-// TestRankWide checks the ranks of two-word keys against a sort of all of
-// them, at 65 to 96 bits: in one pass, with the buckets' bits as many as
-// the keys' beyond 64 (76 bits) or more (65), and in two (80 and 96 bits,
-// whose buckets would be too many for the keys).
+// TestRankWide checks the numbers of two-word keys against a sort of all
+// of them (see checkNumbering), at 65 to 96 bits: in one pass, with the
+// buckets' bits as many as the keys' beyond 64 (76 bits) or more (65), and
+// in two (80 and 96 bits, whose buckets would be too many for the keys).
 func TestRankWide(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	less := func(a, b wideKey) int {
@@ -157,37 +157,38 @@ func TestRankWide(t *testing.T) {
 			}
 			slices.SortFunc(all, less)
 			all = slices.Compact(all)
-			for threads := 1; threads <= 2; threads++ {
+			var first []Vec
+			for threads := 1; threads <= 3; threads++ {
 				in := make([][]wideKey, graphs)
 				for i := range keys {
 					in[i] = slices.Clone(keys[i])
 				}
 				vecs := make([]Vec, graphs)
-				df, err := rankWide(context.Background(), in, vecs, width, nnz, threads)
+				df, ordered, err := rankWide(context.Background(), in, vecs, width, nnz, threads)
 				what := fmt.Sprintf("width %d, %d graphs, %d threads", width, graphs, threads)
 				if err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}
-				if len(df) != len(all) {
-					t.Errorf("%s: %d distinct keys, want %d", what, len(df), len(all))
+				rankOf := func(x wideKey) int {
+					r, _ := slices.BinarySearchFunc(all, x, less)
+					return r
 				}
-				for i, ks := range keys {
-					for j, x := range ks {
-						r, _ := slices.BinarySearchFunc(all, x, less)
-						if vecs[i].IDs[j] != uint32(r) {
-							t.Fatalf("%s: graph %d key %d ranked %d, want %d", what, i, j, vecs[i].IDs[j], r)
-						}
-					}
+				checkNumbering(t, what, keys, len(all), rankOf, vecs, df, ordered)
+				if first == nil {
+					first = vecs
+				} else if !sameIDs(first, vecs) {
+					t.Errorf("%s: numbers differ from one thread's", what)
 				}
 			}
 		}
 	}
 }
 
-// TestRankPacked checks the ranks of keys among all graphs', and the
-// graphs holding each, against a sort of all of them, at widths from 0
-// (every key 0) to 64 bits, with few and many keys, on 1 to 3 threads:
-// the buckets, their tables and the radix passes must not change them.
+// TestRankPacked checks the numbers of keys among all graphs', and the
+// graphs holding each, against a sort of all of them (see
+// checkNumbering), at widths from 0 (every key 0) to 64 bits, with few
+// and many keys, on 1 to 3 threads, whose numbers must be the same: the
+// buckets and their tables must not change them.
 // Skewed keys have one of two top bytes, as label sequences after WL
 // refinement mostly start alike, which leaves most keys in a few large
 // buckets, with many repeats.
@@ -221,47 +222,82 @@ func TestRankPacked(t *testing.T) {
 					}
 					slices.Sort(all)
 					all = slices.Compact(all)
-					want := make([][]uint32, graphs)
-					for i, ks := range keys {
-						for _, x := range ks {
-							r, _ := slices.BinarySearch(all, x)
-							want[i] = append(want[i], uint32(r))
-						}
+					rankOf := func(x uint64) int {
+						r, _ := slices.BinarySearch(all, x)
+						return r
 					}
+					var first []Vec
 					for threads := 1; threads <= 3; threads++ {
 						in := make([][]uint64, graphs)
 						for i := range keys {
 							in[i] = slices.Clone(keys[i])
 						}
 						vecs := make([]Vec, graphs)
-						df, err := rankPacked(context.Background(), in, vecs, width, nnz, threads)
+						df, ordered, err := rankPacked(context.Background(), in, vecs, width, nnz, threads)
 						what := fmt.Sprintf("width %d, %d graphs of %d keys, skewed %t, %d threads", width, graphs, perGraph, skew, threads)
 						if err != nil {
 							t.Fatalf("%s: %v", what, err)
 						}
-						if len(df) != len(all) {
-							t.Errorf("%s: %d distinct keys, want %d", what, len(df), len(all))
+						checkNumbering(t, what, keys, len(all), rankOf, vecs, df, ordered)
+						// At most 64 keys fill no bucket beyond 64,
+						// which are numbered by rank.
+						if nnz <= 64 && !ordered {
+							t.Errorf("%s: %d keys not numbered by rank", what, nnz)
 						}
-						wantDF := make([]int32, len(all))
-						for _, ks := range keys {
-							for _, x := range ks {
-								r, _ := slices.BinarySearch(all, x)
-								wantDF[r]++
-							}
-						}
-						if !slices.Equal(df, wantDF) {
-							t.Errorf("%s: graphs holding each key %v, want %v", what, df, wantDF)
-						}
-						for i := range vecs {
-							if !slices.Equal(vecs[i].IDs, want[i]) {
-								t.Fatalf("%s: graph %d ranks %v, want %v", what, i, vecs[i].IDs, want[i])
-							}
+						if first == nil {
+							first = vecs
+						} else if !sameIDs(first, vecs) {
+							t.Errorf("%s: numbers differ from one thread's", what)
 						}
 					}
 				}
 			}
 		}
 	}
+}
+
+// checkNumbering checks the numbers that a ranking gave the keys of the
+// graphs, key j of graph i numbered vecs[i].IDs[j], against the distinct
+// keys, distinct of them, whose ranks rankOf gives: the same key takes the
+// same number in every graph and distinct keys distinct numbers, below
+// distinct; df counts the graphs holding each; and where ordered, the
+// numbers are the keys' ranks.
+func checkNumbering[K comparable](t *testing.T, what string, keys [][]K, distinct int, rankOf func(K) int, vecs []Vec, df []int32, ordered bool) {
+	t.Helper()
+	if len(df) != distinct {
+		t.Errorf("%s: %d numbers, want %d distinct keys", what, len(df), distinct)
+		return
+	}
+	idOf := map[K]uint32{}
+	keyOf := map[uint32]K{}
+	wantDF := make([]int32, distinct)
+	for i, ks := range keys {
+		for j, x := range ks {
+			id := vecs[i].IDs[j]
+			if int(id) >= distinct {
+				t.Fatalf("%s: graph %d key %d numbered %d, beyond %d", what, i, j, id, distinct)
+			}
+			if prev, ok := idOf[x]; ok && prev != id {
+				t.Fatalf("%s: a key numbered %d and %d", what, prev, id)
+			}
+			if y, ok := keyOf[id]; ok && y != x {
+				t.Fatalf("%s: two keys numbered %d", what, id)
+			}
+			idOf[x], keyOf[id] = id, x
+			wantDF[id]++
+			if ordered && int(id) != rankOf(x) {
+				t.Fatalf("%s: numbered by rank, graph %d key %d numbered %d, ranked %d", what, i, j, id, rankOf(x))
+			}
+		}
+	}
+	if !slices.Equal(df, wantDF) {
+		t.Errorf("%s: graphs holding each key %v, want %v", what, df, wantDF)
+	}
+}
+
+// sameIDs reports whether a and b hold the same ids.
+func sameIDs(a, b []Vec) bool {
+	return slices.EqualFunc(a, b, func(x, y Vec) bool { return slices.Equal(x.IDs, y.IDs) })
 }
 
 // walkDimension returns the distinct ids of vecs: the dimension in use,
