@@ -53,7 +53,7 @@ func commands() map[string]command {
 }
 
 func main() {
-	reexecMadvFree()
+	kernels.ReexecMadvFree()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// Gram matrices on several threads keep their helpers awake between

@@ -1,11 +1,11 @@
-package main
+package kernels
 
 import (
 	"slices"
 	"testing"
 )
 
-// TestMadvFreeEnv checks the environment runexp runs itself again with:
+// TestMadvFreeEnv checks the environment a program runs itself again with:
 // madvdontneed=0 added to GODEBUG, other settings kept, and none added
 // where GODEBUG sets madvdontneed, so that a user's choice stands and the
 // process runs itself again only once.

@@ -1,10 +1,10 @@
-package main
+package kernels
 
 import "strings"
 
 // madvFreeEnv returns env with madvdontneed=0 added to GODEBUG, and true,
 // or env and false where GODEBUG sets madvdontneed already, as a user's
-// choice or a re-executed runexp's (see reexecMadvFree).
+// choice or a re-executed program's (see ReexecMadvFree).
 func madvFreeEnv(env []string) ([]string, bool) {
 	const key = "GODEBUG="
 	out := make([]string, 0, len(env)+1)
