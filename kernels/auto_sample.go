@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -279,6 +281,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 	if n == 0 {
 		return nil, fmt.Errorf("%s kernel: advice on no graphs", k.Name())
 	}
+	mark := markRuntime()
 	model := newWalkModel(opt.Costs)
 	r := rand.New(rand.NewPCG(opt.Seed, 0x6164766963650002)) // "advice", second advisor
 	sample := newGraphSample(r, n)
@@ -400,8 +403,59 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 	// explicit method wins by far, the commonest ending, its second run
 	// costs little: the advice of sp and gh on MUTAG took as long with it
 	// as without (BenchmarkSamplingAdvise, four rounds by turns).
-	var again Method // the method whose probe ran twice and took the second
-	if loser := otherMethod(choice(cutExpl, cutImpl, pe, pi)); !floored && 2*time.Since(start).Seconds() <= probeShare*min(pe, pi)/float64(threads) {
+	//
+	// Where a collection of the heap ended during the probes, or pages
+	// faulted in by the dozen (see runtimeMark.disturbed), the second look
+	// runs whatever its budget, which the disturbance spent, and runs the
+	// winner's probe again too, first, which may have taken it; after
+	// faults, it collects the heap first, so that the probes run again in
+	// the memory that the first ones left, not in pages as fresh. gi's
+	// explicit probe of 2 ENZYMES graphs with 64 binning iterations, 0.7
+	// ms undisturbed, took 2–3.6 ms over a collection, or 2.3–6.4 ms over
+	// 107–394 faulted pages, and predicted 0.13–0.24 s for a run of 40–90
+	// ms, past what allowed a second look: the implicit method (160–230
+	// ms) in 9 of 240 advices after timing both methods, as
+	// TestSamplingAdvisor does, and in 3 of 240 with memory handed back by
+	// MADV_FREE (see ReexecMadvFree). Now in none of 800, nor of 200 with
+	// MADV_DONTNEED; a second look at the loser alone left 2 of 800, and
+	// one at both without the collection 5.
+	var again []Method // the methods whose probes ran twice and took the second
+	// take keeps probe stage st's cost of meth if it finished and
+	// predicts less than meth's prediction, or meth's probe was stopped.
+	take := func(meth Method, st probeStage) {
+		i := methodIndex(meth)
+		if st.stops[i] > 0 {
+			return
+		}
+		c := st.costs[i]
+		switch f := c.scale(smp, all, m, n, model); {
+		case meth == Explicit && (cutExpl || f < pe):
+			expl, pe, cutExpl = c, f, false
+		case meth == Implicit && (cutImpl || f < pi):
+			impl, pi, cutImpl = c, f, false
+		default:
+			return
+		}
+		again = append(again, meth)
+	}
+	budget := 2*time.Since(start).Seconds() <= probeShare*min(pe, pi)/float64(threads)
+	disturbed, faulted := mark.disturbed()
+	if loser := otherMethod(choice(cutExpl, cutImpl, pe, pi)); !floored && (budget || disturbed) {
+		if faulted {
+			runtime.GC()
+		}
+		if disturbed {
+			// The winner's probe may have taken the disturbance
+			// instead: it runs again first, whole (a winner's
+			// probe is never stopped), so that the loser's
+			// decides against a clean prediction.
+			winner := otherMethod(loser)
+			st, err := p.note(winner, p.newLimit(), probeStage{})
+			if err != nil {
+				return nil, err
+			}
+			take(winner, st)
+		}
 		var (
 			st  probeStage
 			err error
@@ -414,16 +468,7 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 		if err != nil {
 			return nil, err
 		}
-		i := methodIndex(loser)
-		if st.stops[i] == 0 {
-			c := st.costs[i]
-			switch f := c.scale(smp, all, m, n, model); {
-			case loser == Explicit && (cutExpl || f < pe):
-				expl, pe, cutExpl, again = c, f, false, Explicit
-			case loser == Implicit && (cutImpl || f < pi):
-				impl, pi, cutImpl, again = c, f, false, Implicit
-			}
-		}
+		take(loser, st)
 	}
 	joined := reason(func() string {
 		s := make([]string, len(sizes))
@@ -433,8 +478,11 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 		return strings.Join(s, ", ")
 	})
 	how := because("Gram matrices of nested random samples of %s of %d graphs, the last scaled", joined, n)
-	if again != "" {
-		how = because("%s, its %s probe the faster of two", how, again)
+	switch len(again) {
+	case 1:
+		how = because("%s, its %s probe the faster of two", how, again[0])
+	case 2:
+		how = because("%s, its %s and %s probes each the faster of two", how, again[0], again[1])
 	}
 	whyExpl := because("%s: maps and preparation by the graphs' N^%g, dot products priced from the sample's non-zeros and shared features", how, w.graph)
 	whyImpl := because("%s: per-graph preparation by the graphs' N^%g, pairs by their (N_i·N_j)^%g", how, w.graph, w.pair)
@@ -458,6 +506,46 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 	}
 	a.Choice = choice(cutExpl, cutImpl, pe, pi)
 	return a, nil
+}
+
+// runtimeMark is how many collections of the heap had ended and how many
+// pages the process had faulted in at a moment, which disturbed compares
+// with later counts.
+type runtimeMark struct {
+	gcs    uint64
+	faults int64
+	ok     bool // the fault count is known
+}
+
+// disturbFaults is the number of page faults since a runtimeMark from
+// which disturbed counts them as a disturbance: on this VM a page that the
+// runtime had handed back to the system costs 12–15 µs to fault in again,
+// and the advices of TestSamplingAdvisor's gi case took 0–13 faults where
+// their probes ran undisturbed, 107–394 where they chose wrong.
+const disturbFaults = 64
+
+// gcCycles is the runtime/metrics name of the count of collections ended.
+const gcCycles = "/gc/cycles/total:gc-cycles"
+
+// markRuntime returns the counts of now.
+func markRuntime() runtimeMark {
+	s := [1]metrics.Sample{{Name: gcCycles}}
+	metrics.Read(s[:])
+	m := runtimeMark{}
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		m.gcs = s[0].Value.Uint64()
+	}
+	m.faults, m.ok = minorFaults()
+	return m
+}
+
+// disturbed reports whether a collection of the heap ended since m, or
+// the process faulted in disturbFaults pages or more: what a probe timed
+// then says more of the runtime and the system than of the method.
+func (m runtimeMark) disturbed() (disturbed, faulted bool) {
+	now := markRuntime()
+	faulted = m.ok && now.ok && now.faults-m.faults >= disturbFaults
+	return faulted || now.gcs > m.gcs, faulted
 }
 
 // choice returns the method that the sampling advisor's predictions pe and

@@ -21,3 +21,13 @@ func ProcessCPU() (time.Duration, bool) {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }
+
+// minorFaults returns the page faults the process has taken that needed
+// no disk, over all its threads, and whether the count is known.
+func minorFaults() (int64, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return int64(ru.Minflt), true
+}
