@@ -27,13 +27,15 @@ import (
 // CoreLatency). The cells are the nightly two-thread spec's on MUTAG and
 // on 200 ENZYMES graphs, the explicit methods and two implicit ones.
 //
-// On the 2-core VM of issue 9, 40 rounds, the cores near (96–166 ns) or
-// far (395–457 ns): every ceiling 1.89–2.01, so the cells below 1.8× lose
-// to the split, not to the machine; gi's explicit map on 200 ENZYMES
-// graphs 1.38× (ceiling 1.94), on MUTAG 1.60× (1.97), the walk kernel at
-// length 3 on MUTAG 1.59× (1.91), sp on MUTAG 1.69× (1.93), csm on MUTAG
-// 1.72× (1.89). Without the ballast, the copies' collections put the
-// ceilings of the small cells at 0.8–1.5.
+// On the 2-core VM of issue 9, three runs of 40 rounds, the cores far
+// (370–611 ns) but for part of the first: the ceilings 1.76–2.01 where the
+// matrix takes a millisecond or more (once 1.39 in a disturbed run), and
+// 1.65–1.90 for MUTAG's csm and graphlet (0.4–0.6 ms); gi's explicit map
+// on 200 ENZYMES graphs 1.38–1.39× (ceilings 1.76–1.94), on MUTAG
+// 1.48–1.60× (1.85–1.97), the walk kernel at length 3 on MUTAG
+// 1.58–1.92× (1.85–1.91), sp on MUTAG 1.68–1.70× (1.82–1.93), csm on
+// MUTAG 1.39–1.72× (1.67–1.89). Without the ballast, the copies'
+// collections put the small cells' ceilings at 0.8–1.5.
 func BenchmarkBesideCeiling(b *testing.B) {
 	cells := []struct {
 		data   string
