@@ -482,7 +482,9 @@ func adviseBySampling(ctx context.Context, k Kernel, gs []*graph.Graph, threads 
 	case 1:
 		how = because("%s, its %s probe the faster of two", how, again[0])
 	case 2:
-		how = because("%s, its %s and %s probes each the faster of two", how, again[0], again[1])
+		// Each named as one alone is, which TestSamplingAdvisorSecondLook
+		// looks for.
+		how = because("%s, its %s probe the faster of two and its %s probe the faster of two", how, again[0], again[1])
 	}
 	whyExpl := because("%s: maps and preparation by the graphs' N^%g, dot products priced from the sample's non-zeros and shared features", how, w.graph)
 	whyImpl := because("%s: per-graph preparation by the graphs' N^%g, pairs by their (N_i·N_j)^%g", how, w.graph, w.pair)
