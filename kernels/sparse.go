@@ -1327,6 +1327,24 @@ func renumberAnyOrder[K internKey](vecs []Vec, mapped [][]int32, keys [][]K) (nu
 	return union.keys, global
 }
 
+// countsExact reports whether every dot product of the count vectors vecs,
+// each feature weighted by at most w or not, is exact in floating point in
+// any order of its products: the counts are integers, so where the largest
+// sum of a vector's counts, squared, times w, is below 2^53, every product
+// and every partial sum is an integer below 2^53. The graphlet map weights
+// a pattern by its automorphisms, at most 6 for three vertices.
+func countsExact(vecs []Vec, w float64) bool {
+	var top float64
+	for _, v := range vecs {
+		var s float64
+		for _, x := range v.Vals[:len(v.IDs)] {
+			s += x
+		}
+		top = max(top, s)
+	}
+	return w*top*top < 1<<53
+}
+
 // renumberer is a worker's scratch for renumbering vectors.
 type renumberer struct {
 	order, spare []uint64

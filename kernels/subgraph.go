@@ -263,7 +263,7 @@ func glParallelVectors(ctx context.Context, gs []*graph.Graph, threads int) ([]V
 // glParallelMap maps gs on up to threads goroutines, as glParallelVectors
 // does, and returns the vectors with the automorphisms of each pattern id.
 // Where anyOrder is set and the dot products of the counts are exact in
-// any order (see glCountsExact), the ids are not the sequential map's and
+// any order (see countsExact), the ids are not the sequential map's and
 // the vectors are unsorted, which it reports by sorted = false (see
 // renumberAnyOrder): the Gram matrix is then the same to the bit, and
 // costs less to number. It maps on as many goroutines as it is given
@@ -290,7 +290,7 @@ func glParallelMap(ctx context.Context, gs []*graph.Graph, workers []glWorker, a
 		global [][]uint32 // by worker, its ids' numbers; nil where they are their own
 		dim    int
 	)
-	sorted = !anyOrder || !glCountsExact(vecs)
+	sorted = !anyOrder || !countsExact(vecs, 6)
 	if sorted {
 		global, dim, err = renumberFirstMet(ctx, vecs, mapped, func(w int) ([]key128, []uint64) {
 			return workers[w].ids.keys, workers[w].first
@@ -317,24 +317,6 @@ func glParallelMap(ctx context.Context, gs []*graph.Graph, workers []glWorker, a
 		}
 	}
 	return vecs, aut, sorted, nil
-}
-
-// glCountsExact reports whether every dot product of the count vectors
-// vecs, each pattern weighted by its automorphisms (at most 6 for three
-// vertices) or not, is exact in floating point in any order of its
-// products: the counts are integers, so where the largest sum of a
-// vector's counts, squared, times 6, is below 2^53, every product and
-// every partial sum is an integer below 2^53.
-func glCountsExact(vecs []Vec) bool {
-	var top float64
-	for _, v := range vecs {
-		var s float64
-		for _, x := range v.Vals[:len(v.IDs)] {
-			s += x
-		}
-		top = max(top, s)
-	}
-	return 6*top*top < 1<<53
 }
 
 // Gram implements Kernel.

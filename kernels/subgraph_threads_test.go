@@ -153,28 +153,35 @@ func TestSubgraphThreadsErrors(t *testing.T) {
 	}
 }
 
-// TestGLCountsExact checks the bound under which glParallelMap numbers
-// the patterns in any order: 6·s² < 2^53 for the largest sum s of a
-// vector's counts, so s up to 38,745,320 (6·s² = 9,007,198,931,414,400,
-// below 2^53 = 9,007,199,254,740,992) and not from 38,745,321 on.
-func TestGLCountsExact(t *testing.T) {
+// TestCountsExact checks the bound under which glParallelMap and sp's
+// map number their features in any order: w·s² < 2^53 for the largest sum
+// s of a vector's counts. For the graphlets' weights, w = 6, s up to
+// 38,745,320 (6·s² = 9,007,198,931,414,400, below 2^53 =
+// 9,007,199,254,740,992) and not from 38,745,321 on; unweighted (sp), s up
+// to 94,906,265 (s² = 9,007,199,136,250,225) and not from 94,906,266 on
+// (9,007,199,326,062,756).
+func TestCountsExact(t *testing.T) {
 	for _, tt := range []struct {
 		name string
+		w    float64
 		vals [][]float64
 		want bool
 	}{
-		{"none", nil, true},
-		{"MUTAG-sized", [][]float64{{3, 12, 40}, {7}}, true},
-		{"at the bound", [][]float64{{1}, {38745320}}, true},
-		{"at the bound, split", [][]float64{{38745000, 320}}, true},
-		{"past the bound", [][]float64{{38745321}}, false},
-		{"past the bound, split", [][]float64{{1}, {38745000, 321}}, false},
+		{"none", 6, nil, true},
+		{"MUTAG-sized", 6, [][]float64{{3, 12, 40}, {7}}, true},
+		{"at the bound", 6, [][]float64{{1}, {38745320}}, true},
+		{"at the bound, split", 6, [][]float64{{38745000, 320}}, true},
+		{"past the bound", 6, [][]float64{{38745321}}, false},
+		{"past the bound, split", 6, [][]float64{{1}, {38745000, 321}}, false},
+		{"unweighted, past the weighted bound", 1, [][]float64{{38745321}}, true},
+		{"unweighted, at the bound", 1, [][]float64{{94906000, 265}}, true},
+		{"unweighted, past the bound", 1, [][]float64{{2}, {94906266}}, false},
 	} {
 		vecs := make([]Vec, len(tt.vals))
 		for i, vals := range tt.vals {
 			vecs[i] = Vec{IDs: make([]uint32, len(vals)), Vals: vals}
 		}
-		if got := glCountsExact(vecs); got != tt.want {
+		if got := countsExact(vecs, tt.w); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
