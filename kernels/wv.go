@@ -556,6 +556,10 @@ func (w *giStream) load(ctx context.Context, g int, sc *weightScratch) (weightFe
 	return w, nil
 }
 
+// keyBound returns the bound of the weight feature ids i·2^shift + c of
+// the h+1 iterations.
+func (w *giStream) keyBound() uint64 { return uint64(len(w.colours)) << w.shift }
+
 // dense rewrites the weight feature of every key from i·2^shift + c to
 // k_0 + … + k_{i−1} + c, as giWeights numbers it, and returns the number of
 // colours of all iterations.

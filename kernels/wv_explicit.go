@@ -40,6 +40,7 @@ func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm V
 	vx := newWVVertexMapper(vm, gs)
 	keys := make([][]uint64, len(gs))
 	vecs := make([]Vec, len(gs))
+	var sm *sumMarks
 	if threads = max(1, min(threads, len(gs))); threads == 1 {
 		if err := waitRefined(ctx, w); err != nil {
 			return nil, 0, err
@@ -59,12 +60,30 @@ func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm V
 				return nil, 0, err
 			}
 		}
-	} else if err := wvSumParallel(ctx, gs, w, &vx, keys, vecs, threads); err != nil {
-		return nil, 0, err
+	} else {
+		// Where the weight features' ids are bounded before the sums,
+		// and the vertex features are labels, their own ids below
+		// vx.labels, each worker marks the pairs of its graphs as it
+		// sums them, while they are in its cache (see sumMarks). Bins
+		// are numbered as met.
+		if b, ok := w.(keyBounder); ok && vx.labels > 0 {
+			sm = newSumMarks(b.keyBound(), uint64(vx.labels), threads)
+		}
+		if err := wvSumParallel(ctx, gs, w, &vx, keys, vecs, threads, sm); err != nil {
+			return nil, 0, err
+		}
 	}
 	var nnz int
 	for _, ks := range keys {
 		nnz += len(ks)
+	}
+	// The bitmap where it ranks, as rankPairs's would (see there).
+	if sm != nil && sm.space <= 32*uint64(nnz)+1<<16 {
+		dim, err := rankMarked(ctx, keys, vecs, sm.dimV, sm.marks, nnz, threads)
+		if err != nil {
+			return nil, 0, err
+		}
+		return vecs, dim, nil
 	}
 	dimW, rewrite := w.dense()
 	dim, err := rankPairs(ctx, keys, vecs, uint64(dimW), uint64(vx.dim()), rewrite, nnz, threads)
@@ -74,15 +93,62 @@ func wvVectorsOn(ctx context.Context, gs []*graph.Graph, w explicitWeights, vm V
 	return vecs, dim, nil
 }
 
+// keyBounder is explicitWeights whose weight feature ids, as the sums
+// key them, lie below keyBound before the sums: giStream's, whose
+// iteration i sets the bits above those of every vertex.
+type keyBounder interface {
+	keyBound() uint64
+}
+
+// sumMarks holds the bitmaps in which the workers of wvSumParallel mark
+// the pairs of the graphs they sum, over the places (wid·dimV + vid) of
+// the keys as summed (see markKeys), so that rankMarked ranks them
+// without the pass of rankPairs that marks them after the sums, reading
+// each graph's keys again, half of them from the other core's cache: on
+// two threads, that pass and the wait for it took 30–60 µs of GI's
+// explicit map on MUTAG (0.6–0.7 ms), as long as it took one thread. So
+// marked, GI's matrix on two threads took 772, 912 and 672 µs on MUTAG
+// where it took 815, 941 and 686, and 1466, 1578 and 1020 on 200 ENZYMES
+// graphs where it took 1475, 1603 and 1023 (a test binary, both ways by
+// turns, medians of 300, three runs in a noisy stretch of the VM).
+type sumMarks struct {
+	dimV, space uint64
+	marks       [][]uint64 // by worker, allocated as it sums its first graph
+}
+
+// sumMarksMax is the most places (bits) a worker's bitmap of sumMarks may
+// have: 512 KiB. GI's streamed ids set the iteration above the bits of
+// all vertices, so the places outnumber the pairs; on NCI1 (h = 3, 37
+// labels) they would take 19M bits a worker, and rankPairs ranks there.
+const sumMarksMax = 1 << 22
+
+// newSumMarks returns the sumMarks of weight feature ids below dimW and
+// vertex feature ids below dimV for threads workers, or nil where the
+// bitmaps would be too large.
+func newSumMarks(dimW, dimV uint64, threads int) *sumMarks {
+	if dimV == 0 || dimW > sumMarksMax/dimV {
+		return nil
+	}
+	return &sumMarks{dimV: dimV, space: dimW * dimV, marks: make([][]uint64, threads)}
+}
+
+// mark marks the keys ks of worker w.
+func (sm *sumMarks) mark(w int, ks []uint64) {
+	if sm.marks[w] == nil {
+		sm.marks[w] = make([]uint64, (sm.space+63)/64)
+	}
+	markKeys(sm.marks[w], ks, sm.dimV)
+}
+
 // wvSumParallel sets keys[i] and vecs[i].Vals to the sums of the pairs of
-// graph i on threads workers. The vertex features come from vx, which
+// graph i on threads workers, and marks them in sm, if not nil. The vertex features come from vx, which
 // numbers them in graph order: bins are binned and numbered by all
 // workers before the sums where they pack, else mapped one graph at a
 // time, in order, and a worker sums a graph as soon as its bins are there
 // (see wvVertexFeeder); other vertex features, unless they are their own ids,
 // are numbered first, by all workers (see wvVertexMapper.number), and each
 // worker then maps its own graphs.
-func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx *wvVertexMapper, keys [][]uint64, vecs []Vec, threads int) error {
+func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx *wvVertexMapper, keys [][]uint64, vecs []Vec, threads int, sm *sumMarks) error {
 	scs := make([]wvScratch, threads)
 	for i := range scs {
 		scs[i].ws.worker, scs[i].ws.workers = i, threads
@@ -106,6 +172,9 @@ func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx
 		}
 		keys[i], vecs[i].Vals, err = scs[wk].sum(ctx, w, i, gs[i].N(), f)
 		feed.release(i)
+		if err == nil && sm != nil {
+			sm.mark(wk, keys[i])
+		}
 		return err
 	})
 	// The mapper must be done with vx before anyone reads it again.
@@ -570,15 +639,33 @@ func rankPairs(ctx context.Context, keys [][]uint64, vecs []Vec, dimW, dimV uint
 		if rewrite != nil {
 			rewrite(keys[i])
 		}
-		for _, k := range keys[i] {
-			p := (k>>32)*dimV + k&(1<<32-1)
-			marks[w][p/64] |= 1 << (p % 64)
-		}
+		markKeys(marks[w], keys[i], dimV)
 		return nil
 	})
 	if err != nil {
 		return 0, err
 	}
+	return rankMarked(ctx, keys, vecs, dimV, marks, nnz, threads)
+}
+
+// markKeys marks in m the place (k>>32)·dimV + k&(2^32−1) of each key k
+// of ks, a pair of a weight and a vertex feature.
+func markKeys(m []uint64, ks []uint64, dimV uint64) {
+	for _, k := range ks {
+		p := (k>>32)*dimV + k&(1<<32-1)
+		m[p/64] |= 1 << (p % 64)
+	}
+}
+
+// rankMarked sets vecs[i].IDs to the ranks of keys[i] among the keys that
+// marks mark, a bitmap of the places of the keys of the graphs each worker
+// marked (see markKeys; nil where a worker marked none), and returns the
+// number of keys marked; keys[i] is released. The ranks follow the places,
+// so keys whose weight features are numbered by a map that keeps their
+// order, as giStream's are before dense rewrites them, rank the same
+// whether rewritten or not. It ranks on up to threads goroutines, each
+// graph's by one.
+func rankMarked(ctx context.Context, keys [][]uint64, vecs []Vec, dimV uint64, marks [][]uint64, nnz, threads int) (int, error) {
 	var words []uint64
 	for _, m := range marks {
 		if words == nil {
@@ -596,7 +683,7 @@ func rankPairs(ctx context.Context, keys [][]uint64, vecs []Vec, dimW, dimV uint
 		r += uint32(bits.OnesCount64(x))
 	}
 	flatIDs(keys, vecs, nnz)
-	err = forRows(ctx, len(keys), threads, func(_, i int) error {
+	err := forRows(ctx, len(keys), threads, func(_, i int) error {
 		ids := vecs[i].IDs
 		for t, k := range keys[i] {
 			p := (k>>32)*dimV + k&(1<<32-1)
