@@ -205,7 +205,12 @@ func TestWorkspaceGI(t *testing.T) {
 // which change with the split between them, so that now and then a
 // matrix grows one: from the second matrix on, 0.93 MB in most (0.15 of
 // the 6.2 MB without a Workspace) and 1.7–1.8 MB in about one of four,
-// and their mean is checked, over four matrices.
+// and their mean is checked, over four matrices. So is the pipeline's:
+// its queue takes a new buffer where the column workers lag behind the
+// map, as they do now and then, and in 400 matrices from the second on it
+// allocated 0.10–0.36 of what it did without the Workspace (median 0.15,
+// p90 0.25, p98 0.30), which failed one matrix of two against 0.3 in 4–5%
+// of the runs.
 func TestWorkspaceWalkAllocs(t *testing.T) {
 	gs := graphtest.Dataset(t, "MUTAG").Graphs
 	k := &Walk{Length: 7}
@@ -213,7 +218,7 @@ func TestWorkspaceWalkAllocs(t *testing.T) {
 		threads int
 		how     overlapChoice
 		mean    bool
-	}{{1, chooseAuto, false}, {2, choosePipe, false}, {2, chooseOverlap, false}, {2, choosePrivate, true}} {
+	}{{1, chooseAuto, false}, {2, choosePipe, true}, {2, chooseOverlap, false}, {2, choosePrivate, true}} {
 		t.Run(fmt.Sprintf("threads=%d/choice=%d", tt.threads, tt.how), func(t *testing.T) {
 			alloc := func(ctx context.Context) uint64 {
 				if tt.threads == 1 {
