@@ -141,13 +141,13 @@ func (sm *sumMarks) mark(w int, ks []uint64) {
 }
 
 // wvSumParallel sets keys[i] and vecs[i].Vals to the sums of the pairs of
-// graph i on threads workers, and marks them in sm, if not nil. The vertex features come from vx, which
-// numbers them in graph order: bins are binned and numbered by all
-// workers before the sums where they pack, else mapped one graph at a
-// time, in order, and a worker sums a graph as soon as its bins are there
-// (see wvVertexFeeder); other vertex features, unless they are their own ids,
-// are numbered first, by all workers (see wvVertexMapper.number), and each
-// worker then maps its own graphs.
+// graph i on threads workers, and marks them in sm, if not nil. The
+// vertex features come from vx, which numbers them in graph order: bins
+// are binned and numbered by all workers before the sums where they pack,
+// else mapped one graph at a time, in order, and a worker sums a graph as
+// soon as its bins are there (see wvVertexFeeder); other vertex features,
+// unless they are their own ids, are numbered first, by all workers (see
+// wvVertexMapper.number), and each worker then maps its own graphs.
 func wvSumParallel(ctx context.Context, gs []*graph.Graph, w explicitWeights, vx *wvVertexMapper, keys [][]uint64, vecs []Vec, threads int, sm *sumMarks) error {
 	scs := make([]wvScratch, threads)
 	for i := range scs {
