@@ -364,7 +364,8 @@ func privateAt(how overlapChoice) int {
 }
 
 // privateFirst is the number of graphs that the pipeline maps before
-// preferPrivate decides whether the private map maps the rest.
+// preferPrivate decides whether the private map maps the rest, unless
+// fewPrefixes decides it before the first.
 const privateFirst = 8
 
 // privateSeqs is the most sequences shorter than the walks a graph of the

@@ -857,6 +857,38 @@ func TestWalkPrivatePrefer(t *testing.T) {
 			if got := preferPrivate(b, privateFirst); got != tt.want {
 				t.Errorf("preferPrivate = %v (%d sequences), want %v", got, b.size(), tt.want)
 			}
+			// fewPrefixes decides before the first graph only what
+			// preferPrivate would decide after them.
+			if fewPrefixes(b) && !tt.want {
+				t.Errorf("fewPrefixes holds where preferPrivate does not")
+			}
 		})
+	}
+}
+
+// TestFewPrefixes checks the bound under which the walk kernel's explicit
+// map takes the private map before the pipeline's first graphs: the label
+// sequences of lengths 0 to l−1, Σ nVL^(r+1)·nEL^r, below privateSeqs ·
+// privateFirst = 800. With 3 vertex labels and none on edges (ENZYMES),
+// 3, 12, 39, 120, 363 at lengths 1 to 5, and 1092 at 6; with 7 and 4
+// (MUTAG), 7 and 203 at lengths 1 and 2, and 5691 at 3.
+func TestFewPrefixes(t *testing.T) {
+	for _, tt := range []struct {
+		nVL, nEL uint64
+		length   int
+		want     bool
+	}{
+		{3, 1, 1, true},
+		{3, 1, 5, true},
+		{3, 1, 6, false},
+		{7, 4, 2, true},
+		{7, 4, 3, false},
+		{1000, 1, 1, false},
+		{1 << 31, 1 << 31, 4, false},
+	} {
+		b := &walkMapper{k: &Walk{Length: tt.length}, nVL: tt.nVL, nEL: tt.nEL}
+		if got := fewPrefixes(b); got != tt.want {
+			t.Errorf("nVL %d, nEL %d, length %d: %v, want %v", tt.nVL, tt.nEL, tt.length, got, tt.want)
+		}
 	}
 }
