@@ -614,15 +614,12 @@ func (k *GraphInvariant) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int
 		prep += h * (56*v + 8*adj + 64*(deg+1) + 1024)
 		// The streamed sums' marks (see sumMarks): a bitmap a worker
 		// over the streamed ids and the labels, where they are marked.
-		if k.Attr.Kind == "dirac" || k.Attr.Kind == "" {
-			var labels int64
-			for _, g := range gs {
-				for _, l := range g.Labels {
-					labels = max(labels, int64(l)+1)
-				}
+		if k.Attr.Kind == "dirac" {
+			workers := min(threads, len(gs))
+			labels := newWVVertexMapper(Dirac{}, gs).labels
+			if sm := newSumMarks(uint64(h+1)<<bits.Len(uint(v)), uint64(labels), workers); sm != nil {
+				prep += int64(workers) * 8 * int64(sm.words())
 			}
-			places := min((h+1)<<bits.Len(uint(v)), sumMarksMax/max(labels, 1)) * labels
-			prep += int64(min(threads, len(gs))) * (places + 63) / 64 * 8
 		}
 	case h > 0:
 		prep += 48*v + 8*adj + 64*(deg+1) + 1024

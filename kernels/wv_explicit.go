@@ -132,10 +132,13 @@ func newSumMarks(dimW, dimV uint64, threads int) *sumMarks {
 	return &sumMarks{dimV: dimV, space: dimW * dimV, marks: make([][]uint64, threads)}
 }
 
+// words returns the length of a worker's bitmap.
+func (sm *sumMarks) words() int { return int((sm.space + 63) / 64) }
+
 // mark marks the keys ks of worker w.
 func (sm *sumMarks) mark(w int, ks []uint64) {
 	if sm.marks[w] == nil {
-		sm.marks[w] = make([]uint64, (sm.space+63)/64)
+		sm.marks[w] = make([]uint64, sm.words())
 	}
 	markKeys(sm.marks[w], ks, sm.dimV)
 }
