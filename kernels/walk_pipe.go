@@ -122,8 +122,9 @@ func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.G
 	// workers then spent 3 ms of 90.
 	var firstTime time.Duration
 	chosen := n <= check
+	at := privateAt(how, b)
 	for i := 0; i < n; i++ {
-		if (i == privateAt(how) && (how != chooseAuto || preferPrivate(b, i)) || i == 0 && how == chooseAuto && fewPrefixes(b)) && exact() {
+		if i == at && (how != chooseAuto || preferPrivate(b, i)) && exact() {
 			return o.switchPrivate(ctx, b, pm, gs, threads, stop)
 		}
 		if !chosen && i >= check && o.published() >= check {
@@ -351,8 +352,8 @@ func (o *overlapGram) preferSharedToPipe(n, threads int, firstTime time.Duration
 
 // fewPrefixes reports whether b's kernel has so few label sequences
 // shorter than its walks, those the rounds before the last intern, that
-// preferPrivate would take the private map after privateFirst graphs
-// whatever they are: Σ nVL^(r+1)·nEL^r over the lengths r < l is below
+// preferPrivate's count would take the private map after privateFirst
+// graphs whatever they are: Σ nVL^(r+1)·nEL^r over the lengths r < l is below
 // privateSeqs·privateFirst. The pipeline's first graphs then map nothing
 // the private map would not: on 200 ENZYMES graphs at length 3 (3
 // labels, no edge labels: 39 sequences at most), two threads took 1114,

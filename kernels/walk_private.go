@@ -350,22 +350,22 @@ func renumberAll(vecs []Vec, items []int32, global []uint32, dim int) (nnz int, 
 }
 
 // privateAt returns the graph before which the pipeline switches to the
-// private map, for how: the first, for choosePrivate, or else the
-// privateFirst-th, where chooseAuto asks preferPrivate and
+// private map of b, for how: the first, for choosePrivate, and for
+// chooseAuto where fewPrefixes says that preferPrivate will hold, or else
+// the privateFirst-th, where chooseAuto asks preferPrivate and
 // choosePipePrivate switches anyway; -1 for any other choice.
-func privateAt(how overlapChoice) int {
-	switch how {
-	case choosePrivate:
+func privateAt(how overlapChoice, b *walkMapper) int {
+	switch {
+	case how == choosePrivate, how == chooseAuto && fewPrefixes(b):
 		return 0
-	case chooseAuto, choosePipePrivate:
+	case how == chooseAuto, how == choosePipePrivate:
 		return privateFirst
 	}
 	return -1
 }
 
 // privateFirst is the number of graphs that the pipeline maps before
-// preferPrivate decides whether the private map maps the rest, unless
-// fewPrefixes decides it before the first.
+// preferPrivate decides whether the private map maps the rest.
 const privateFirst = 8
 
 // privateSeqs is the most sequences shorter than the walks a graph of the
@@ -385,9 +385,10 @@ const privateSeqs = 100
 // are likely few too, which the other workers number again. Long walks
 // meet many, and their vectors are sparse, so that the dot products take
 // posting lists, whose vectors must be sorted, and which the pipeline's
-// column workers overlap with the map.
+// column workers overlap with the map. Where fewPrefixes holds, it holds
+// before any graph.
 func preferPrivate(b *walkMapper, i int) bool {
-	return b.size() < privateSeqs*i
+	return fewPrefixes(b) || b.size() < privateSeqs*i
 }
 
 // switchPrivate maps the graphs by the private map from the first whose
