@@ -91,14 +91,7 @@ func (k *ShortestPath) Gram(ctx context.Context, gs []*graph.Graph, m Method) (*
 		noteVecs(rep, vecs)
 		rep.Features = int64(dim)
 		t = time.Now()
-		var K *mat.SymDense
-		if sorted {
-			K, err = gramFromVecsInto(ctx, ahead.matrix(), vecs, nil, threads, rep, nil)
-		} else {
-			nnz, df := countFeatures(vecs, make([]int32, dim))
-			K = ahead.matrix()
-			rep.FeatureProducts, err = gramFromStats(ctx, K, vecs, nil, nnz, df, threads, 0, false, nil)
-		}
+		K, err := gramFromNumberedInto(ctx, ahead.matrix(), vecs, nil, dim, sorted, threads, rep)
 		rep.TDot = time.Since(t)
 		return K, rep, err
 	case Implicit:

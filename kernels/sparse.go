@@ -343,6 +343,28 @@ func gramFromVecsInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights 
 	return K, nil
 }
 
+// gramFromNumberedInto is gramFromVecsInto without the scratch for
+// vectors of dim features, their ids below dim sorted where sorted is
+// set, else in any order, which the dot products then take as they are
+// (see gramFromStats), the features counted from dim: idBound, and so
+// featureStats, read sorted vectors. The maps that number their features
+// in any order where their counts are exact (see countsExact) give them
+// so.
+func gramFromNumberedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, dim int, sorted bool, threads int, rep *Report) (*mat.SymDense, error) {
+	if sorted {
+		return gramFromVecsInto(ctx, K, vecs, weights, threads, rep, nil)
+	}
+	nnz, df := countFeatures(vecs, make([]int32, dim))
+	products, err := gramFromStats(ctx, K, vecs, weights, nnz, df, threads, 0, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	if rep != nil {
+		rep.FeatureProducts = products
+	}
+	return K, nil
+}
+
 // gramAhead is a Gram matrix allocated, on more than one thread, by a
 // goroutine of its own, or a Crew's helper (see goWith), while the caller
 // computes the feature maps. The runtime zeroes a large allocation on the

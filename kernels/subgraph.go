@@ -369,15 +369,7 @@ func graphletGram(ctx context.Context, gs []*graph.Graph, byAut bool, threads in
 	noteVecs(rep, vecs)
 	rep.Features = int64(len(aut))
 	t = time.Now()
-	var K *mat.SymDense
-	if sorted {
-		K, err = gramFromVecsInto(ctx, ahead.matrix(), vecs, w, threads, rep, nil)
-	} else {
-		// idBound, and so featureStats, read sorted vectors.
-		nnz, df := countFeatures(vecs, make([]int32, len(aut)))
-		K = ahead.matrix()
-		rep.FeatureProducts, err = gramFromStats(ctx, K, vecs, w, nnz, df, threads, 0, false, nil)
-	}
+	K, err := gramFromNumberedInto(ctx, ahead.matrix(), vecs, w, len(aut), sorted, threads, rep)
 	rep.TDot = time.Since(t)
 	if err != nil {
 		return nil, rep, err
