@@ -304,14 +304,13 @@ type spLocal struct {
 // makes as it needs them. Then, in parallel, each graph's distances and
 // triples are counted into a vector of its own, keyed by the packed key
 // a<<40 | b<<16 | d of the label path; that is the expensive part. Each
-// worker numbers the keys of its graphs itself, and renumberFirstMet
-// gives every triple the id the sequential map gives it (see
-// mapFirstMet), while its sum is made of the same additions in the same
-// order. It returns the number of features too, and sorted = true; where
-// anyOrder is set, the keys are the labels (vm is nil), whose sums are
-// counts, and the counts are exact in any order (see countsExact), the
-// ids are those of renumberAnyOrder instead, unsorted, and sorted is
-// false. ok is false, and vm has numbered the vertex features of gs, when
+// worker numbers the keys of its graphs itself, and numberMapped gives
+// every triple the id the sequential map gives it, while its sum is made
+// of the same additions in the same order. It returns the number of
+// features too, and sorted = true; where anyOrder is set, the keys are
+// the labels (vm is nil), whose sums are counts, and the counts are exact
+// in any order (see countsExact), the ids are in any order instead (see
+// renumberAnyOrder), unsorted, and sorted is false. ok is false, and vm has numbered the vertex features of gs, when
 // a feature id does not fit in the 24 bits of a packed key.
 func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, threads int, anyOrder bool) (vecs []Vec, dim int, sorted, ok bool, err error) {
 	var feats []spFeatures
@@ -365,21 +364,17 @@ func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, thr
 	if err != nil {
 		return nil, 0, false, true, err
 	}
-	if anyOrder && vm == nil && countsExact(vecs, 1) {
-		keys := make([][]key64, threads)
-		for w := range ws {
-			keys[w] = ws[w].met.ids.keys
-		}
-		numbered, _ := renumberAnyOrder(vecs, mapped, keys)
-		return vecs, len(numbered), false, true, nil
+	var exact func([]Vec) bool
+	if anyOrder && vm == nil {
+		exact = func(vecs []Vec) bool { return countsExact(vecs, 1) }
 	}
-	_, dim, err = renumberFirstMet(ctx, vecs, mapped, func(w int) ([]key64, []uint64) {
+	_, dim, sorted, err = numberMapped(ctx, vecs, mapped, func(w int) ([]key64, []uint64) {
 		return ws[w].met.ids.keys, ws[w].met.first
-	})
+	}, exact)
 	if err != nil {
 		return nil, 0, false, true, err
 	}
-	return vecs, dim, true, true, nil
+	return vecs, dim, sorted, true, nil
 }
 
 // spFeatures holds vertex features: those of vertex u of a graph are

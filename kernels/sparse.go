@@ -1246,7 +1246,7 @@ func mapFirstMet[K internKey](ctx context.Context, n, threads int, vector func(w
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	global, dim, err = renumberFirstMet(ctx, vecs, mapped, met)
+	global, dim, _, err = numberMapped(ctx, vecs, mapped, met, nil)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -1276,6 +1276,26 @@ func mapWorkers(ctx context.Context, n, threads int, vector func(w, i int) (Vec,
 		mapped[w] = items[w].items
 	}
 	return vecs, mapped, nil
+}
+
+// numberMapped numbers the features of the vectors that the workers
+// mapped, mapped[w] by worker w with its ids for its keys met(w) (see
+// mapWorkers): as the sequential map does, the vectors sorted (see
+// renumberFirstMet), or, where exact is not nil and holds of the vectors,
+// in any order (see renumberAnyOrder), unsorted, which it reports by
+// sorted = false. It returns each worker's map from its ids to the
+// numbers, nil where they are its own, and their number.
+func numberMapped[K internKey](ctx context.Context, vecs []Vec, mapped [][]int32, met func(w int) ([]K, []uint64), exact func([]Vec) bool) (global [][]uint32, dim int, sorted bool, err error) {
+	if exact != nil && exact(vecs) {
+		keys := make([][]K, len(mapped))
+		for w := range keys {
+			keys[w], _ = met(w)
+		}
+		numbered, global := renumberAnyOrder(vecs, mapped, keys)
+		return global, len(numbered), false, nil
+	}
+	global, dim, err = renumberFirstMet(ctx, vecs, mapped, met)
+	return global, dim, true, err
 }
 
 // renumberFirstMet gives the vectors that the workers mapped, mapped[w]

@@ -286,26 +286,16 @@ func glParallelMap(ctx context.Context, gs []*graph.Graph, workers []glWorker, a
 		}
 		return nil, nil, false, err
 	}
-	var (
-		global [][]uint32 // by worker, its ids' numbers; nil where they are their own
-		dim    int
-	)
-	sorted = !anyOrder || !countsExact(vecs, 6)
-	if sorted {
-		global, dim, err = renumberFirstMet(ctx, vecs, mapped, func(w int) ([]key128, []uint64) {
-			return workers[w].ids.keys, workers[w].first
-		})
-		if err != nil {
-			return nil, nil, false, err
-		}
-	} else {
-		keys := make([][]key128, threads)
-		for w := range workers {
-			keys[w] = workers[w].ids.keys
-		}
-		var numbered []key128
-		numbered, global = renumberAnyOrder(vecs, mapped, keys)
-		dim = len(numbered)
+	var exact func([]Vec) bool
+	if anyOrder {
+		exact = func(vecs []Vec) bool { return countsExact(vecs, 6) }
+	}
+	// global: by worker, its ids' numbers; nil where they are their own.
+	global, dim, sorted, err := numberMapped(ctx, vecs, mapped, func(w int) ([]key128, []uint64) {
+		return workers[w].ids.keys, workers[w].first
+	}, exact)
+	if err != nil {
+		return nil, nil, false, err
 	}
 	aut = make([]int, dim)
 	for w := range workers {
