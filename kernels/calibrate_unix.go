@@ -15,19 +15,23 @@ import (
 // core, as this machine's scheduler at times puts both threads on one
 // core.
 func ProcessCPU() (time.Duration, bool) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, false
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+	ru, ok := selfUsage()
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), ok
 }
 
 // minorFaults returns the page faults the process has taken that needed
 // no disk, over all its threads, and whether the count is known.
 func minorFaults() (int64, bool) {
+	ru, ok := selfUsage()
+	return int64(ru.Minflt), ok
+}
+
+// selfUsage returns the process's resource usage, over all its threads,
+// and whether the system gave it; a zero usage where not.
+func selfUsage() (syscall.Rusage, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, false
+		return syscall.Rusage{}, false
 	}
-	return int64(ru.Minflt), true
+	return ru, true
 }
