@@ -171,13 +171,13 @@ func gramWVExplicit(ctx context.Context, name string, gs []*graph.Graph, w expli
 // besides.
 func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads int) int64 {
 	const (
-		// A pair's key and value while its graph's vector is built and
-		// its id (20 bytes), with up to a quarter more for the rounding
-		// of allocation sizes; its rank (16, a key and its place sorted
-		// through a buffer, see rankBySort); and gramFromVecs's posting
-		// lists, 12 bytes a non-zero, and their index, 4 bytes a
-		// feature.
-		perPair = 25 + 16 + 16
+		// A pair's id (4 bytes), with a quarter more for the rounding
+		// of allocation sizes; its rank (16, a key and its place
+		// sorted through a buffer, see rankBySort); and gramFromVecs's
+		// posting lists, 12 bytes a non-zero, and their index, 4 bytes
+		// a feature. Its key and value are priced below (see
+		// pairSlabBytes).
+		perPair = 5 + 16 + 16
 		// A bin's key and slot in the interner and its sum in the dense
 		// accumulator. The three grow by doubling, to at most 4, 4 and 2
 		// entries a bin, so that what they allocate in all is at most
@@ -204,6 +204,7 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 		scratch = max(scratch, 16*pg+16*n*p+44*nnzW[i]+4*n+16*p)
 	}
 	bytes := prep + perPair*pairs + perBin*v*p
+	bytes += pairSlabBytes(nnzW, p, max(1, min(threads, len(gs))))
 	// Whether the bins pack into keys (see Binning.bin) decides how they
 	// are interned, and on more threads who bins them.
 	packed := a.Kind == "hat" && newBinLayout(a.Delta, int(p), dim).w > 0
@@ -578,6 +579,28 @@ func (w *giStream) dense() (int, func([]uint64)) {
 			ks[t] = (dense[wid>>shift]+wid&mask)<<32 | k&(1<<32-1)
 		}
 	}
+}
+
+// pairSlabBytes bounds what the pairSlabs of workers allocate for the
+// sums of graphs of at most nnzW[i]·p pairs each. A graph of more than half
+// a chunk takes arrays of its own, 16 bytes a pair with up to an eighth
+// more for rounding. A worker leaves a chunk for a new one only where the
+// next graph, of at most half a chunk, does not fit in what is left, so
+// that it leaves at most 2·small/pairSlabChunk chunks, where small is the
+// pairs of such graphs, each with less than that graph's pairs unused; and
+// each worker's last chunk may be all but empty.
+func pairSlabBytes(nnzW []int64, p int64, workers int) int64 {
+	var small, big, most int64
+	for _, w := range nnzW {
+		if pg := w * p; pg > pairSlabChunk/2 {
+			big += pg
+		} else {
+			small += pg
+			most = max(most, pg)
+		}
+	}
+	left := 2 * small / pairSlabChunk
+	return 16 * (big*9/8 + small + left*most + int64(workers)*pairSlabChunk)
 }
 
 // EstimateBytes implements MemoryEstimator with an upper bound for the
