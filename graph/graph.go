@@ -10,7 +10,10 @@ import (
 // attributes stored row-major.
 //
 // The zero value is the empty graph. Graphs are immutable once built; derived
-// graphs (for example after relabelling) share the structure arrays.
+// graphs (for example after relabelling) share the structure arrays. A graph
+// of Build also keeps the ranges of its labels (see VertexLabelRange), which
+// reflect.DeepEqual compares too: compare graphs by their exported fields,
+// or build both.
 type Graph struct {
 	// Offsets has N()+1 entries; the neighbours of v are
 	// Adj[Offsets[v]:Offsets[v+1]].
@@ -29,7 +32,69 @@ type Graph struct {
 	Attrs []float64
 	// AttrDim is the number of attributes per vertex.
 	AttrDim int
+
+	// vertexRange and edgeRange are the ranges of Labels and EdgeLabels
+	// as Build made them, which loops over many graphs ask for.
+	vertexRange, edgeRange labelRange
 }
+
+// labelRange is the least and the largest label of a label array, taken
+// when the graph was built. It holds for the array it was taken of, known
+// by its first element and length: a graph that a caller assembled, or
+// copied with other labels (WithLabels), has its labels scanned instead.
+// Loops over many graphs ask for the ranges before any other work, where
+// the labels are out of the cache: in a benchmark's loop (runexp), the
+// scan of the edge labels of 200 ENZYMES graphs, 24.8k arcs all labelled
+// 0, that tells the refinement to number degrees (see degreeColours)
+// took 71–90 µs (quartiles) of the 1.1–1.3 ms of GI's explicit matrix on
+// two threads, before the worker that refines could start.
+type labelRange struct {
+	first  *int32
+	n      int
+	lo, hi int32
+}
+
+// rangeOf returns the labelRange of ls.
+func rangeOf(ls []int32) labelRange {
+	lo, hi := scanRange(ls)
+	r := labelRange{n: len(ls), lo: lo, hi: hi}
+	if len(ls) > 0 {
+		r.first = &ls[0]
+	}
+	return r
+}
+
+// of returns the least and the largest label of ls: r's where r was taken
+// of ls, else by a scan.
+func (r *labelRange) of(ls []int32) (lo, hi int32) {
+	if len(ls) > 0 && r.first == &ls[0] && r.n == len(ls) {
+		return r.lo, r.hi
+	}
+	return scanRange(ls)
+}
+
+// scanRange returns the least and the largest of ls, lo > hi where ls is
+// empty.
+func scanRange(ls []int32) (lo, hi int32) {
+	if len(ls) == 0 {
+		return 0, -1
+	}
+	lo, hi = ls[0], ls[0]
+	for _, l := range ls[1:] {
+		lo, hi = min(lo, l), max(hi, l)
+	}
+	return lo, hi
+}
+
+// VertexLabelRange returns the least and the largest vertex label of g, lo
+// > hi where g has no vertex. For a graph of Build it reads what Build
+// found, and else it scans the labels.
+func (g *Graph) VertexLabelRange() (lo, hi int32) { return g.vertexRange.of(g.Labels) }
+
+// EdgeLabelRange returns the least and the largest label of g's edges, lo
+// > hi where EdgeLabels is empty. For a graph of Build it reads what Build
+// found, and else it scans the labels.
+func (g *Graph) EdgeLabelRange() (lo, hi int32) { return g.edgeRange.of(g.EdgeLabels) }
 
 // N returns the number of vertices.
 func (g *Graph) N() int { return len(g.Labels) }
@@ -67,6 +132,7 @@ func (g *Graph) WithLabels(l []int32) *Graph {
 	}
 	h := *g
 	h.Labels = l
+	h.vertexRange = labelRange{}
 	return &h
 }
 
@@ -139,6 +205,7 @@ func Build(labels []int32, edges []Edge, attrs []float64, dim int) (*Graph, erro
 	for v := 0; v < n; v++ {
 		g.Offsets[v+1] += g.Offsets[v]
 	}
+	g.vertexRange, g.edgeRange = rangeOf(g.Labels), rangeOf(g.EdgeLabels)
 	return g, nil
 }
 

@@ -599,16 +599,31 @@ func handBuilt(t testing.TB) *Dataset {
 	}
 }
 
+// unlabelled returns g's structure built anew, every label 0 and no
+// attributes, as ReadTU builds a graph whose files have no labels, so that
+// the two compare equal (Build keeps their label ranges).
+func unlabelled(t testing.TB, g *Graph) *Graph {
+	var edges []Edge
+	for u := range g.N() {
+		for _, v := range g.Neighbors(u) {
+			if int32(u) < v {
+				edges = append(edges, Edge{U: int32(u), V: v})
+			}
+		}
+	}
+	h, err := Build(make([]int32, g.N()), edges, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 func TestWriteTURoundTripHandBuilt(t *testing.T) {
 	plain := func(t testing.TB) *Dataset {
 		d := handBuilt(t)
 		d.NodeLabels, d.EdgeLabels, d.AttrDim = nil, nil, 0
 		for i, g := range d.Graphs {
-			h := *g
-			h.Labels = make([]int32, g.N())
-			h.EdgeLabels = make([]int32, len(g.Adj))
-			h.Attrs, h.AttrDim = nil, 0
-			d.Graphs[i] = &h
+			d.Graphs[i] = unlabelled(t, g)
 		}
 		return d
 	}
@@ -702,7 +717,7 @@ func TestWriteTUStaleFiles(t *testing.T) {
 	u := handBuilt(t)
 	u.NodeLabels, u.EdgeLabels, u.AttrDim = nil, nil, 0
 	for i, g := range u.Graphs {
-		u.Graphs[i] = &Graph{Offsets: g.Offsets, Adj: g.Adj, EdgeLabels: make([]int32, len(g.Adj)), Labels: make([]int32, g.N())}
+		u.Graphs[i] = unlabelled(t, g)
 	}
 	if err := WriteTU(dir, u); err != nil {
 		t.Fatal(err)

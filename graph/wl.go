@@ -466,19 +466,18 @@ func degreeColours(gs []*Graph, start Start) bool {
 		if len(g.Adj) == 0 {
 			continue
 		}
-		if len(g.EdgeLabels) == 0 {
-			if seen && label != 0 {
+		l := int32(0)
+		if len(g.EdgeLabels) > 0 {
+			lo, hi := g.EdgeLabelRange()
+			if lo != hi {
 				return false
 			}
-			label, seen = 0, true
-			continue
+			l = lo
 		}
-		for _, l := range g.EdgeLabels {
-			if seen && l != label {
-				return false
-			}
-			label, seen = l, true
+		if seen && l != label {
+			return false
 		}
+		label, seen = l, true
 	}
 	return true
 }

@@ -1096,3 +1096,41 @@ func TestRelabelled(t *testing.T) {
 		t.Errorf("inputs relabelled: %v, %v", gs[0].Labels, gs[2].Labels)
 	}
 }
+
+// TestDegreeColours checks when the first iteration from uniform colours
+// numbers degrees: where every arc of every graph carries one label, nil
+// edge labels counting as 0. A copy of a built graph given other edge
+// labels must be read by them, not by the range Build kept.
+func TestDegreeColours(t *testing.T) {
+	path := func(l ...int32) *Graph {
+		es := make([]Edge, len(l))
+		for i, x := range l {
+			es[i] = Edge{int32(i), int32(i + 1), x}
+		}
+		return MustBuild(make([]int32, len(l)+1), es)
+	}
+	bare := *path(0, 0)
+	bare.EdgeLabels = nil
+	mixed := *path(2, 2, 2)
+	mixed.EdgeLabels = []int32{2, 2, 2, 1, 1, 2}
+	tests := []struct {
+		name  string
+		gs    []*Graph
+		start Start
+		want  bool
+	}{
+		{"label 0 and nil", []*Graph{path(0, 0), &bare}, Uniform, true},
+		{"label 2 everywhere", []*Graph{path(2), path(2, 2, 2)}, Uniform, true},
+		{"from labels", []*Graph{path(0)}, FromLabels, false},
+		{"two labels in a graph", []*Graph{path(1, 2)}, Uniform, false},
+		{"a label a graph", []*Graph{path(1), path(2)}, Uniform, false},
+		{"nil beside label 2", []*Graph{&bare, path(2)}, Uniform, false},
+		{"edgeless graphs", []*Graph{MustBuild([]int32{0}, nil), path(3)}, Uniform, true},
+		{"labels changed on a copy", []*Graph{path(2, 2, 2), &mixed}, Uniform, false},
+	}
+	for _, tc := range tests {
+		if got := degreeColours(tc.gs, tc.start); got != tc.want {
+			t.Errorf("%s: degreeColours = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

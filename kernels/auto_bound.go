@@ -76,7 +76,10 @@ func takeCensus(gs []*graph.Graph, l int) (labelCensus, bool) {
 	var count, total [boundVertexLabels]int64
 	c := labelCensus{degree: make([]int32, len(gs))}
 	for _, g := range gs {
-		c.touched |= touchLines(g.Labels) | touchLines(g.EdgeLabels)
+		c.touched |= touchLines(g.Labels)
+		if lo, hi := g.EdgeLabelRange(); lo != hi {
+			c.touched |= touchLines(g.EdgeLabels)
+		}
 	}
 	var q int64
 	for _, g := range gs {
@@ -93,11 +96,19 @@ func takeCensus(gs []*graph.Graph, l int) (labelCensus, bool) {
 			q += x * x
 		}
 		clear(count[:top+1])
-		for _, le := range g.EdgeLabels {
-			if uint32(le) >= boundEdgeLabels {
-				return labelCensus{}, false
+		// A graph whose edges carry one label, as graph.Build's ranges
+		// tell, is not scanned.
+		lo, hi := g.EdgeLabelRange()
+		switch {
+		case lo > hi:
+		case lo < 0 || hi >= boundEdgeLabels:
+			return labelCensus{}, false
+		case lo == hi:
+			edges[lo] = true
+		default:
+			for _, le := range g.EdgeLabels {
+				edges[le] = true
 			}
-			edges[le] = true
 		}
 	}
 	var nl, ne, s2 float64

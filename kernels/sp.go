@@ -558,10 +558,8 @@ func vertexMapOf(k VertexKernel) (VertexMap, bool) {
 // labelsBelow reports whether every vertex label of gs is in [0, limit).
 func labelsBelow(gs []*graph.Graph, limit int32) bool {
 	for _, g := range gs {
-		for _, l := range g.Labels {
-			if l < 0 || l >= limit {
-				return false
-			}
+		if lo, hi := g.VertexLabelRange(); lo <= hi && (lo < 0 || hi >= limit) {
+			return false
 		}
 	}
 	return true

@@ -157,16 +157,26 @@ func (c *glCounter) count(g *graph.Graph) {
 	}
 }
 
+// checkGLLabels returns an error naming the first label of gs outside [0,
+// 2^glLabelBits), a graph's vertex labels before its edge labels, or nil.
+// A graph whose label ranges (which graph.Build keeps) lie inside is not
+// scanned.
 func checkGLLabels(gs []*graph.Graph) error {
+	const top = 1 << glLabelBits
+	out := func(lo, hi int32) bool { return lo <= hi && (lo < 0 || hi >= top) }
 	for _, g := range gs {
-		for _, l := range g.Labels {
-			if l < 0 || l >= 1<<glLabelBits {
-				return fmt.Errorf("graphlet kernel: vertex label %d outside [0, %d)", l, 1<<glLabelBits)
+		if out(g.VertexLabelRange()) {
+			for _, l := range g.Labels {
+				if l < 0 || l >= top {
+					return fmt.Errorf("graphlet kernel: vertex label %d outside [0, %d)", l, top)
+				}
 			}
 		}
-		for _, l := range g.EdgeLabels {
-			if l < 0 || l >= 1<<glLabelBits {
-				return fmt.Errorf("graphlet kernel: edge label %d outside [0, %d)", l, 1<<glLabelBits)
+		if out(g.EdgeLabelRange()) {
+			for _, l := range g.EdgeLabels {
+				if l < 0 || l >= top {
+					return fmt.Errorf("graphlet kernel: edge label %d outside [0, %d)", l, top)
+				}
 			}
 		}
 	}

@@ -113,21 +113,22 @@ func newDiracWalkMapper(k *Walk, gs []*graph.Graph) (*walkMapper, error) {
 }
 
 // labelRanges returns the ranges of the vertex and the edge labels of gs,
-// the largest + 1 and at least 1, or an error if a label is negative.
+// the largest + 1 and at least 1, or an error if a label is negative. It
+// reads each graph's ranges, which graph.Build keeps.
 func labelRanges(gs []*graph.Graph) (nVL, nEL int32, err error) {
 	nVL, nEL = 1, 1
 	for _, g := range gs {
-		for _, l := range g.Labels {
-			if l < 0 {
-				return 0, 0, fmt.Errorf("walk kernel: negative vertex label %d", l)
+		if lo, hi := g.VertexLabelRange(); lo <= hi {
+			if lo < 0 {
+				return 0, 0, fmt.Errorf("walk kernel: negative vertex label %d", lo)
 			}
-			nVL = max(nVL, l+1)
+			nVL = max(nVL, hi+1)
 		}
-		for _, l := range g.EdgeLabels {
-			if l < 0 {
-				return 0, 0, fmt.Errorf("walk kernel: negative edge label %d", l)
+		if lo, hi := g.EdgeLabelRange(); lo <= hi {
+			if lo < 0 {
+				return 0, 0, fmt.Errorf("walk kernel: negative edge label %d", lo)
 			}
-			nEL = max(nEL, l+1)
+			nEL = max(nEL, hi+1)
 		}
 	}
 	return nVL, nEL, nil

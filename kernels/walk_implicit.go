@@ -40,17 +40,8 @@ func tripleKey(lu, le, lv int32) uint64 {
 
 // fitsTripleKey reports whether every label of g fits the packed key.
 func fitsTripleKey(g *graph.Graph) bool {
-	for _, l := range g.Labels {
-		if l < 0 || l >= 1<<labelBits {
-			return false
-		}
-	}
-	for _, l := range g.EdgeLabels {
-		if l < 0 || l >= 1<<labelBits {
-			return false
-		}
-	}
-	return true
+	fits := func(lo, hi int32) bool { return lo > hi || lo >= 0 && hi < 1<<labelBits }
+	return fits(g.VertexLabelRange()) && fits(g.EdgeLabelRange())
 }
 
 func newLabelIndex(g *graph.Graph) labelIndex {

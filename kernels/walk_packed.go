@@ -590,11 +590,11 @@ func packedBitsOf(nVL, nEL uint64, l int) (vb, eb uint, labels int, ok bool) {
 func edgeBits(gs []*graph.Graph) (uint, bool) {
 	var emax int32
 	for _, g := range gs {
-		for _, x := range g.EdgeLabels {
-			if x < 0 {
+		if lo, hi := g.EdgeLabelRange(); lo <= hi {
+			if lo < 0 {
 				return 0, false
 			}
-			emax = max(emax, x)
+			emax = max(emax, hi)
 		}
 	}
 	return uint(bits.Len32(uint32(emax))), true

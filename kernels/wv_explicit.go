@@ -404,12 +404,14 @@ func newWVVertexMapper(vm VertexMap, gs []*graph.Graph) wvVertexMapper {
 	}
 	bound := int32(0)
 	for _, g := range gs {
-		for _, l := range g.Labels {
-			if l < 0 || l >= directLabels {
-				return x
-			}
-			bound = max(bound, l+1)
+		lo, hi := g.VertexLabelRange()
+		if lo > hi {
+			continue
 		}
+		if lo < 0 || hi >= directLabels {
+			return x
+		}
+		bound = max(bound, hi+1)
 	}
 	x.labels = int(bound)
 	return x
