@@ -33,44 +33,41 @@ type Graph struct {
 	// AttrDim is the number of attributes per vertex.
 	AttrDim int
 
-	// vertexRange and edgeRange are the ranges of Labels and EdgeLabels
-	// as Build made them, which loops over many graphs ask for.
-	vertexRange, edgeRange labelRange
+	// vertexRange and edgeRange are the least and the largest of Labels
+	// and EdgeLabels, and maxDegree the largest degree (in hi), as Build
+	// found them: loops over many graphs ask for them.
+	vertexRange, edgeRange, maxDegree kept
 }
 
-// labelRange is the least and the largest label of a label array, taken
-// when the graph was built. It holds for the array it was taken of, known
-// by its first element and length: a graph that a caller assembled, or
-// copied with other labels (WithLabels), has its labels scanned instead.
-// Loops over many graphs ask for the ranges before any other work, where
-// the labels are out of the cache: in a benchmark's loop (runexp), the
-// scan of the edge labels of 200 ENZYMES graphs, 24.8k arcs all labelled
-// 0, that tells the refinement to number degrees (see degreeColours)
-// took 71–90 µs (quartiles) of the 1.1–1.3 ms of GI's explicit matrix on
-// two threads, before the worker that refines could start.
-type labelRange struct {
+// kept is what Build found of one of a graph's arrays: the least and the
+// largest label of a label array, or the largest degree of the offsets. It
+// holds while the graph has that array, known by its first element and
+// length: a graph that a caller assembled, or copied with other labels
+// (WithLabels), is scanned instead. Loops over many graphs ask for these
+// before any other work, where the arrays are out of the cache: in a
+// benchmark's loop (runexp), the scan of the edge labels of 200 ENZYMES
+// graphs, 24.8k arcs all labelled 0, that tells the refinement to number
+// degrees (see degreeColours) took 71–90 µs (quartiles) of the 1.1–1.3 ms
+// of GI's explicit matrix on two threads, before the worker that refines
+// could start.
+type kept struct {
 	first  *int32
 	n      int
 	lo, hi int32
 }
 
-// rangeOf returns the labelRange of ls.
-func rangeOf(ls []int32) labelRange {
-	lo, hi := scanRange(ls)
-	r := labelRange{n: len(ls), lo: lo, hi: hi}
-	if len(ls) > 0 {
-		r.first = &ls[0]
+// keep returns a kept of a, whose lo and hi are the caller's to set.
+func keep(a []int32) kept {
+	k := kept{n: len(a)}
+	if len(a) > 0 {
+		k.first = &a[0]
 	}
-	return r
+	return k
 }
 
-// of returns the least and the largest label of ls: r's where r was taken
-// of ls, else by a scan.
-func (r *labelRange) of(ls []int32) (lo, hi int32) {
-	if len(ls) > 0 && r.first == &ls[0] && r.n == len(ls) {
-		return r.lo, r.hi
-	}
-	return scanRange(ls)
+// holds reports whether k was taken of a.
+func (k *kept) holds(a []int32) bool {
+	return len(a) > 0 && k.first == &a[0] && k.n == len(a)
 }
 
 // scanRange returns the least and the largest of ls, lo > hi where ls is
@@ -86,15 +83,45 @@ func scanRange(ls []int32) (lo, hi int32) {
 	return lo, hi
 }
 
+// scanMaxDegree returns the largest difference of consecutive offsets, 0
+// where there are none.
+func scanMaxDegree(off []int32) int32 {
+	var d int32
+	for v := 1; v < len(off); v++ {
+		d = max(d, off[v]-off[v-1])
+	}
+	return d
+}
+
 // VertexLabelRange returns the least and the largest vertex label of g, lo
 // > hi where g has no vertex. For a graph of Build it reads what Build
 // found, and else it scans the labels.
-func (g *Graph) VertexLabelRange() (lo, hi int32) { return g.vertexRange.of(g.Labels) }
+func (g *Graph) VertexLabelRange() (lo, hi int32) {
+	if g.vertexRange.holds(g.Labels) {
+		return g.vertexRange.lo, g.vertexRange.hi
+	}
+	return scanRange(g.Labels)
+}
 
 // EdgeLabelRange returns the least and the largest label of g's edges, lo
 // > hi where EdgeLabels is empty. For a graph of Build it reads what Build
 // found, and else it scans the labels.
-func (g *Graph) EdgeLabelRange() (lo, hi int32) { return g.edgeRange.of(g.EdgeLabels) }
+func (g *Graph) EdgeLabelRange() (lo, hi int32) {
+	if g.edgeRange.holds(g.EdgeLabels) {
+		return g.edgeRange.lo, g.edgeRange.hi
+	}
+	return scanRange(g.EdgeLabels)
+}
+
+// MaxDegree returns the largest degree of g's vertices, 0 where it has
+// none. For a graph of Build it reads what Build found, and else it scans
+// the offsets.
+func (g *Graph) MaxDegree() int {
+	if g.maxDegree.holds(g.Offsets) {
+		return int(g.maxDegree.hi)
+	}
+	return int(scanMaxDegree(g.Offsets))
+}
 
 // N returns the number of vertices.
 func (g *Graph) N() int { return len(g.Labels) }
@@ -132,7 +159,7 @@ func (g *Graph) WithLabels(l []int32) *Graph {
 	}
 	h := *g
 	h.Labels = l
-	h.vertexRange = labelRange{}
+	h.vertexRange = kept{}
 	return &h
 }
 
@@ -205,7 +232,10 @@ func Build(labels []int32, edges []Edge, attrs []float64, dim int) (*Graph, erro
 	for v := 0; v < n; v++ {
 		g.Offsets[v+1] += g.Offsets[v]
 	}
-	g.vertexRange, g.edgeRange = rangeOf(g.Labels), rangeOf(g.EdgeLabels)
+	g.vertexRange, g.edgeRange, g.maxDegree = keep(g.Labels), keep(g.EdgeLabels), keep(g.Offsets)
+	g.vertexRange.lo, g.vertexRange.hi = scanRange(g.Labels)
+	g.edgeRange.lo, g.edgeRange.hi = scanRange(g.EdgeLabels)
+	g.maxDegree.hi = scanMaxDegree(g.Offsets)
 	return g, nil
 }
 

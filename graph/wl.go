@@ -298,8 +298,8 @@ func newRefiner(gs []*Graph, h int, start Start, par Parallel) *refiner {
 	if workers > 1 {
 		longest := 0 // words of the longest signature
 		for _, g := range gs {
-			for v := range g.N() {
-				longest = max(longest, 1+int(g.Offsets[v+1]-g.Offsets[v]))
+			if g.N() > 0 {
+				longest = max(longest, 1+g.MaxDegree())
 			}
 		}
 		r.shared = newSharedSigs(par.workers(), r.total, r.words, longest)

@@ -616,9 +616,7 @@ func (k *GraphInvariant) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int
 		nnzW[i] = (h + 1) * int64(g.N())
 		v += int64(g.N())
 		adj += int64(len(g.Adj))
-		for u := 0; u < g.N(); u++ {
-			deg = max(deg, int64(len(g.Neighbors(u))))
-		}
+		deg = max(deg, int64(g.MaxDegree()))
 	}
 	// graph.RefineOn allocates a labelling of 4 bytes a vertex and a
 	// slice header a graph per iteration and, for h > 0, a signature
