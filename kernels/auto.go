@@ -113,7 +113,8 @@ type Advisor interface {
 // explicit maps are projected too slow; the advice's Run and Switch tell
 // what ran. Where the advice prepares the graphs as the
 // Gram computation would (see preparer), the preparation is done once,
-// and the Report's TPrep holds it.
+// and the Report's TPrep holds it. On more than one thread, some kernels
+// start the explicit method beside the advice (see gramSpeculating).
 func GramAuto(ctx context.Context, k Kernel, gs []*graph.Graph, opt AdviseOptions) (*mat.SymDense, *Report, *Advice, error) {
 	adv, ok := k.(Advisor)
 	if !ok {
@@ -136,6 +137,9 @@ func GramAuto(ctx context.Context, k Kernel, gs []*graph.Graph, opt AdviseOption
 			}
 			return K, rep, a, err
 		}
+	}
+	if s, ok := k.(speculator); ok && s.speculates(gs) {
+		return gramSpeculating(ctx, k, adv, gs, opt)
 	}
 	a, err := adv.Advise(ctx, gs, opt)
 	if err != nil {

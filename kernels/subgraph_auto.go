@@ -268,6 +268,22 @@ func (k *SubgraphMatching) Advise(ctx context.Context, gs []*graph.Graph, opt Ad
 	return a, nil
 }
 
+// speculates implements speculator: its advice, a scan of every graph's
+// labels and degrees and, where that does not decide, a probe of a few
+// graphs, runs on one thread, beside the explicit method on more, where
+// the graphlet vectors fit speculateMaxBytes: at most a non-zero of 12
+// bytes a wedge, and a graph has at most arcs·(Δ−1)/2 wedges.
+func (k *SubgraphMatching) speculates(gs []*graph.Graph) bool {
+	if threadsOr(k.Threads) < 2 || len(gs) < 2 {
+		return false
+	}
+	var wedges float64
+	for _, g := range gs {
+		wedges += float64(len(g.Adj)) * float64(max(0, g.MaxDegree()-1)) / 2
+	}
+	return 12*wedges <= speculateMaxBytes
+}
+
 // csmScan is what one pass over the graphs' labels and degrees tells the
 // csm advice. Five passes, one each for the two methods' label checks, the
 // wedges, the index work and the association graphs' vertices, took 13.6
