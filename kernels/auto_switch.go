@@ -61,9 +61,12 @@ var errSwitch = errors.New("explicit maps projected slower than the implicit met
 // other's numbering. Without it they take 2.90–3.43 against 2.79–3.32.
 type switchGuard struct {
 	n, check int
-	limit    time.Duration
-	start    time.Time
-	cancel   context.CancelCauseFunc
+	// limit is the time the rest may take, in nanoseconds; unlimited
+	// until setLimit where the explicit run began before the advice (see
+	// gramSpeculating).
+	limit  atomic.Int64
+	start  time.Time
+	cancel context.CancelCauseFunc
 	// dots prices the dot products of the n graphs, in wall time.
 	dots func(dotCounts) time.Duration
 
@@ -116,7 +119,22 @@ type guardSample struct {
 func newSwitchGuard(ctx context.Context, n int, limit time.Duration, dots func(dotCounts) time.Duration) (*switchGuard, context.Context) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	check := switchCheck(n)
-	return &switchGuard{n: n, check: check, limit: limit, start: time.Now(), cancel: cancel, dots: dots, sample: make([]guardSample, check)}, ctx
+	g := &switchGuard{n: n, check: check, start: time.Now(), cancel: cancel, dots: dots, sample: make([]guardSample, check)}
+	g.limit.Store(int64(limit))
+	return g, ctx
+}
+
+// noLimit is a switchGuard's limit before setLimit: none.
+const noLimit = time.Duration(1<<63 - 1)
+
+// setLimit sets the time the rest may take, and projects the rest at once
+// where the first graphs are counted, as the next graph would: the rest
+// of the maps, or, with every graph mapped, the dot products alone.
+func (g *switchGuard) setLimit(limit time.Duration) {
+	g.limit.Store(int64(limit))
+	if g.counted.Load() {
+		g.project(min(int(g.mapped.Load()), g.n))
+	}
 }
 
 // done counts one more graph mapped, with graph vector v; a nil guard
@@ -168,7 +186,16 @@ func (g *switchGuard) add(s guardSample) {
 			return
 		}
 	}
-	if i >= g.n || !g.counted.Load() || g.tripped.Load() {
+	if i >= g.n || !g.counted.Load() {
+		return
+	}
+	g.project(i)
+}
+
+// project stops the maps where the rest, after i graphs mapped, would take
+// more than the limit.
+func (g *switchGuard) project(i int) {
+	if g.tripped.Load() || i < 2 {
 		return
 	}
 	// The first map pays the start-up: the mapper's scan of the labels,
@@ -181,7 +208,7 @@ func (g *switchGuard) add(s guardSample) {
 	el := time.Since(g.start)
 	first := time.Duration(g.first.Load())
 	rest := time.Duration(float64(el-first)*float64(g.n-i)/float64(i-1)) + g.dot
-	if rest > g.limit && g.tripped.CompareAndSwap(false, true) {
+	if rest > time.Duration(g.limit.Load()) && g.tripped.CompareAndSwap(false, true) {
 		g.mu.Lock()
 		g.at, g.projected = i, rest
 		g.mu.Unlock()
@@ -322,19 +349,9 @@ func (k *Walk) gramSwitching(ctx context.Context, gs []*graph.Graph, a *Advice, 
 		K, rep, err := k.Gram(ctx, gs, Explicit)
 		return K, rep, nil, err
 	}
-	// The predictions are for one thread; both methods spread their
-	// pairs evenly over the threads.
-	threads := float64(threadsOr(k.Threads))
-	limit := time.Duration(switchFactor * a.Implicit.Seconds / threads * 1e9)
-	model := newWalkModel(c)
-	n := float64(len(gs))
-	dots := func(c dotCounts) time.Duration {
-		return time.Duration(model.dotSeconds(n, c) / threads * 1e9)
-	}
-	g, gctx := newSwitchGuard(ctx, len(gs), limit, dots)
+	g, gctx, kk := k.guarded(ctx, gs, c)
 	defer g.release()
-	kk := *k
-	kk.guard = g
+	g.setLimit(k.switchLimit(a))
 	K, rep, err := kk.Gram(gctx, gs, Explicit)
 	sw := g.switched()
 	if err == nil || ctx.Err() != nil || sw == nil {
@@ -342,6 +359,31 @@ func (k *Walk) gramSwitching(ctx context.Context, gs []*graph.Graph, a *Advice, 
 	}
 	K, rep, err = k.Gram(ctx, gs, Implicit)
 	return K, rep, sw, err
+}
+
+// guarded returns a switchGuard of the explicit maps of gs, without a
+// limit, the context it cancels, and k watched by it. Its dot products
+// are priced by the cost constants c.
+func (k *Walk) guarded(ctx context.Context, gs []*graph.Graph, c Costs) (*switchGuard, context.Context, Kernel) {
+	// The predictions are for one thread; both methods spread their
+	// pairs evenly over the threads.
+	threads := float64(threadsOr(k.Threads))
+	model := newWalkModel(c)
+	n := float64(len(gs))
+	dots := func(c dotCounts) time.Duration {
+		return time.Duration(model.dotSeconds(n, c) / threads * 1e9)
+	}
+	g, gctx := newSwitchGuard(ctx, len(gs), noLimit, dots)
+	kk := *k
+	kk.guard = g
+	return g, gctx, &kk
+}
+
+// switchLimit returns the time that the rest of the explicit maps and the
+// dot products may take under the advice a: switchFactor times the
+// implicit prediction, which is for one thread.
+func (k *Walk) switchLimit(a *Advice) time.Duration {
+	return time.Duration(switchFactor * a.Implicit.Seconds / float64(threadsOr(k.Threads)) * 1e9)
 }
 
 // dotSeconds prices the dot products of n graph vectors with counts c by

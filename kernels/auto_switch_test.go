@@ -123,6 +123,49 @@ func TestSwitchGuardFirstMap(t *testing.T) {
 	}
 }
 
+// TestSwitchGuardSetLimit checks a guard that starts without a limit, as
+// the walk kernel's explicit run beside its advice does: it projects
+// nothing until setLimit, which projects the rest at once where the first
+// graphs are counted, and else leaves it to the next graph. 100 graphs
+// whose first map takes 20 ms and the others none: the rest projects to
+// about nothing, so that a negative limit trips and an hour does not.
+func TestSwitchGuardSetLimit(t *testing.T) {
+	two := Vec{IDs: []uint32{0, 1}, Vals: []float64{1, 1}}
+	check := switchCheck(100)
+	for _, tt := range []struct {
+		name   string
+		before int // graphs mapped before setLimit
+		limit  time.Duration
+		after  int // graphs mapped after
+		trips  bool
+	}{
+		{"counted, then a negative limit", check + 1, -1, 0, true},
+		{"counted, then an hour", check + 1, time.Hour, 5, false},
+		{"a negative limit before the count", check - 1, -1, 0, false},
+		{"a negative limit before the count, then graphs", check - 1, -1, 3, true},
+		{"all mapped, then a negative limit", 100, -1, 0, true},
+	} {
+		g, ctx := newSwitchGuard(context.Background(), 100, noLimit, nil)
+		for i := range tt.before {
+			if i == 0 {
+				time.Sleep(20 * time.Millisecond)
+			}
+			g.done(two)
+		}
+		if ctx.Err() != nil {
+			t.Errorf("%s: tripped without a limit", tt.name)
+		}
+		g.setLimit(tt.limit)
+		for range tt.after {
+			g.done(two)
+		}
+		if got := ctx.Err() != nil; got != tt.trips {
+			t.Errorf("%s: tripped %v, want %v", tt.name, got, tt.trips)
+		}
+		g.release()
+	}
+}
+
 // TestSwitchGuardDotEstimate checks the estimate of the dot products'
 // counts from the first check vectors: where all of 10 of 100 graphs have
 // the same two features, the estimate is that all 100 have them, 200

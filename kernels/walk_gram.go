@@ -408,6 +408,9 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	o := &overlapGram{vecs: make([]Vec, n), tops: make([]int, n), bufs: wb, free: wb.free}
 	o.cond = sync.NewCond(&o.mu)
 	var working atomic.Int32
+	// begun[w] is set by column worker w as it begins, or by stop where
+	// it has not begun, which then never begins.
+	begun := make([]atomic.Bool, max(0, threads-1))
 	if k.privateFromFirst(b, how, exact) {
 		// No column would be left to a column worker: the helper
 		// allocates the matrix, which the column worker did first,
@@ -420,9 +423,12 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 		// walkBound) took 1.135 ms to 1.092 on two threads.
 		goBrief(ctx, func() { o.matrix() })
 	} else {
-		for range threads - 1 {
+		for w := range begun {
 			working.Add(1)
 			goWith(ctx, func() {
+				if !begun[w].CompareAndSwap(false, true) {
+					return
+				}
 				defer working.Add(-1)
 				o.work(ctx, nil)
 			})
@@ -433,9 +439,17 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	// helpers: parked in a WaitGroup, the mapper was woken on the
 	// worker's core, whose goroutine then waited for the other core to
 	// wake, and the private map's second worker started 59 µs late in
-	// the median on MUTAG at length 3 (p90 0.6 ms).
+	// the median on MUTAG at length 3 (p90 0.6 ms). A worker whose
+	// helper is still busy, as with the advice that auto runs beside
+	// the map (see gramSpeculating), is not waited for: it will not
+	// begin.
 	stop := func() int {
 		from := o.halt()
+		for w := range begun {
+			if begun[w].CompareAndSwap(false, true) {
+				working.Add(-1)
+			}
+		}
 		for working.Load() > 0 {
 			relax()
 		}

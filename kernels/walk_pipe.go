@@ -82,6 +82,22 @@ func (k *Walk) walksExact(gs []*graph.Graph) bool {
 	return true
 }
 
+// speculates implements speculator for the Dirac kernels of fixed length:
+// the walk advice, its census of the labels and degrees and its probes of
+// a few graphs, runs on one thread, beside the guarded explicit run on
+// more (see gramSpeculating), where the vectors, at most a non-zero of 12
+// bytes a walk (see walkBound), fit speculateMaxBytes.
+func (k *Walk) speculates(gs []*graph.Graph) bool {
+	if threadsOr(k.Threads) < 2 || len(gs) < 2 || k.Vertex != nil || k.Edge != nil || k.Max || k.Length < 1 {
+		return false
+	}
+	var walks float64
+	for _, g := range gs {
+		walks += walkBound(g, k.Length)
+	}
+	return 12*walks <= speculateMaxBytes
+}
+
 // walkBound returns an upper bound of g's walks of length l ≥ 1: each of
 // its arcs starts at most Δ^(l−1) of them, for the largest degree Δ, which
 // graph.Build keeps, where counting the walks takes l passes over the arcs
