@@ -11,9 +11,9 @@ import (
 //
 // The zero value is the empty graph. Graphs are immutable once built; derived
 // graphs (for example after relabelling) share the structure arrays. A graph
-// of Build also keeps the ranges of its labels (see VertexLabelRange), which
-// reflect.DeepEqual compares too: compare graphs by their exported fields,
-// or build both.
+// of Build also keeps the ranges of its labels and its largest degree (see
+// VertexLabelRange, EdgeLabelRange, MaxDegree), which reflect.DeepEqual
+// compares too: compare graphs by their exported fields, or build both.
 type Graph struct {
 	// Offsets has N()+1 entries; the neighbours of v are
 	// Adj[Offsets[v]:Offsets[v+1]].
