@@ -64,9 +64,9 @@ func gramSpeculating(ctx context.Context, k Kernel, adv Advisor, gs []*graph.Gra
 	defer stop(nil)
 	explicit := k
 	var g *switchGuard
-	gs2, switches := k.(guardedSwitcher)
+	gsw, switches := k.(guardedSwitcher)
 	if switches {
-		g, sctx, explicit = gs2.guarded(sctx, gs, opt.Costs)
+		g, sctx, explicit = gsw.guarded(sctx, gs, opt.Costs)
 		defer g.release()
 	}
 	var (
@@ -83,7 +83,7 @@ func gramSpeculating(ctx context.Context, k Kernel, adv Advisor, gs []*graph.Gra
 		case a.First(k) != Explicit:
 			stop(errAdvisedImplicit)
 		case g != nil:
-			g.setLimit(gs2.switchLimit(a))
+			g.setLimit(gsw.switchLimit(a))
 		}
 	})
 	K, rep, err := explicit.Gram(sctx, gs, Explicit)
