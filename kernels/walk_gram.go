@@ -382,12 +382,10 @@ const (
 	choosePacked
 )
 
-// privateFromFirst reports whether explicitGramBy maps every graph by the
-// private map, as mapPiped does where privateAt is 0, preferPrivate holds
-// and the walk counts are exact.
-func (k *Walk) privateFromFirst(b *walkMapper, how overlapChoice, exact func() bool) bool {
-	return how != chooseOverlap && how != chooseShared && k.pipeable(b) && privateAt(how, b) == 0 &&
-		(how != chooseAuto || preferPrivate(b, 0)) && exact()
+// pipes reports whether explicitGramBy maps the graphs in the pipeline
+// (mapPiped) for how.
+func (k *Walk) pipes(b *walkMapper, how overlapChoice) bool {
+	return how != chooseOverlap && how != chooseShared && k.pipeable(b)
 }
 
 // explicitGramBy is explicitGram with the choice of how.
@@ -410,8 +408,8 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	var working atomic.Int32
 	// begun[w] is set by column worker w as it begins, or by stop where
 	// it has not begun, which then never begins.
-	begun := make([]atomic.Bool, max(0, threads-1))
-	if k.privateFromFirst(b, how, exact) {
+	var begun []atomic.Bool
+	if k.pipes(b, how) && switchesPrivate(b, how, 0, privateAt(how, b), exact) {
 		// No column would be left to a column worker: the helper
 		// allocates the matrix, which the column worker did first,
 		// and joins the private map. Started as a column worker, it
@@ -423,6 +421,7 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 		// walkBound) took 1.135 ms to 1.092 on two threads.
 		goBrief(ctx, func() { o.matrix() })
 	} else {
+		begun = make([]atomic.Bool, max(0, threads-1))
 		for w := range begun {
 			working.Add(1)
 			goWith(ctx, func() {
@@ -457,7 +456,7 @@ func (k *Walk) explicitGramBy(ctx context.Context, gs []*graph.Graph, threads in
 	}
 	start := time.Now()
 	var features int
-	if how != chooseOverlap && how != chooseShared && k.pipeable(b) {
+	if k.pipes(b, how) {
 		features, err = o.mapPiped(ctx, b, gs, threads, how, stop, exact)
 	} else {
 		features, err = o.mapOverlapped(ctx, b, gs, threads, how, stop, exact)

@@ -109,6 +109,14 @@ func walkBound(g *graph.Graph, l int) float64 {
 	return float64(len(g.Adj)) * math.Pow(float64(g.MaxDegree()), float64(l-1))
 }
 
+// switchesPrivate reports whether mapPiped switches to the private map
+// before graph i, privateAt having placed the switch at graph at: where
+// how asks for it, or where chooseAuto's preferPrivate prefers it, and the
+// walk counts are exact (see walksExact).
+func switchesPrivate(b *walkMapper, how overlapChoice, i, at int, exact func() bool) bool {
+	return i == at && (how != chooseAuto || preferPrivate(b, i)) && exact()
+}
+
 // mapPiped maps the graphs in the pipeline, b running the rounds before
 // the last and the workers the last. After the first graphs, where how or
 // the prediction asks for it (see preferPrivate and preferSharedToPipe),
@@ -137,7 +145,7 @@ func (o *overlapGram) mapPiped(ctx context.Context, b *walkMapper, gs []*graph.G
 	chosen := n <= check
 	at := privateAt(how, b)
 	for i := 0; i < n; i++ {
-		if i == at && (how != chooseAuto || preferPrivate(b, i)) && exact() {
+		if switchesPrivate(b, how, i, at, exact) {
 			return o.switchPrivate(ctx, b, pm, gs, threads, stop)
 		}
 		if !chosen && i >= check && o.published() >= check {
