@@ -82,3 +82,9 @@ func isDirac(k any) bool {
 	_, ok := k.(Dirac)
 	return ok
 }
+
+// labelsWithin reports whether the labels ranging over [lo, hi], as
+// graph.Graph's VertexLabelRange and EdgeLabelRange give them (none where
+// lo > hi), all lie in [0, limit): the check of the kernels whose packed
+// keys or tables hold labels below a bound.
+func labelsWithin(lo, hi, limit int32) bool { return lo > hi || lo >= 0 && hi < limit }

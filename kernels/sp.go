@@ -558,7 +558,7 @@ func vertexMapOf(k VertexKernel) (VertexMap, bool) {
 // labelsBelow reports whether every vertex label of gs is in [0, limit).
 func labelsBelow(gs []*graph.Graph, limit int32) bool {
 	for _, g := range gs {
-		if lo, hi := g.VertexLabelRange(); lo <= hi && (lo < 0 || hi >= limit) {
+		if lo, hi := g.VertexLabelRange(); !labelsWithin(lo, hi, limit) {
 			return false
 		}
 	}

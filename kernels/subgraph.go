@@ -163,16 +163,15 @@ func (c *glCounter) count(g *graph.Graph) {
 // scanned.
 func checkGLLabels(gs []*graph.Graph) error {
 	const top = 1 << glLabelBits
-	out := func(lo, hi int32) bool { return lo <= hi && (lo < 0 || hi >= top) }
 	for _, g := range gs {
-		if out(g.VertexLabelRange()) {
+		if lo, hi := g.VertexLabelRange(); !labelsWithin(lo, hi, top) {
 			for _, l := range g.Labels {
 				if l < 0 || l >= top {
 					return fmt.Errorf("graphlet kernel: vertex label %d outside [0, %d)", l, top)
 				}
 			}
 		}
-		if out(g.EdgeLabelRange()) {
+		if lo, hi := g.EdgeLabelRange(); !labelsWithin(lo, hi, top) {
 			for _, l := range g.EdgeLabels {
 				if l < 0 || l >= top {
 					return fmt.Errorf("graphlet kernel: edge label %d outside [0, %d)", l, top)

@@ -334,7 +334,7 @@ func scanCSM(gs []*graph.Graph) csmScan {
 		// of the labels, csm's advice on 200 ENZYMES graphs took
 		// 138–181 µs under runexp, with the range 79–105 (medians
 		// of three series of 200 and 300 advices by turns).
-		if lo, hi := g.EdgeLabelRange(); lo <= hi && (lo < 0 || hi >= bound) {
+		if lo, hi := g.EdgeLabelRange(); !labelsWithin(lo, hi, bound) {
 			return csmScan{}
 		}
 		sc.wedges[i] = graphWedges(g)

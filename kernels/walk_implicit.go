@@ -40,8 +40,9 @@ func tripleKey(lu, le, lv int32) uint64 {
 
 // fitsTripleKey reports whether every label of g fits the packed key.
 func fitsTripleKey(g *graph.Graph) bool {
-	fits := func(lo, hi int32) bool { return lo > hi || lo >= 0 && hi < 1<<labelBits }
-	return fits(g.VertexLabelRange()) && fits(g.EdgeLabelRange())
+	vlo, vhi := g.VertexLabelRange()
+	elo, ehi := g.EdgeLabelRange()
+	return labelsWithin(vlo, vhi, 1<<labelBits) && labelsWithin(elo, ehi, 1<<labelBits)
 }
 
 func newLabelIndex(g *graph.Graph) labelIndex {

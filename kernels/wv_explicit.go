@@ -405,13 +405,10 @@ func newWVVertexMapper(vm VertexMap, gs []*graph.Graph) wvVertexMapper {
 	bound := int32(0)
 	for _, g := range gs {
 		lo, hi := g.VertexLabelRange()
-		if lo > hi {
-			continue
-		}
-		if lo < 0 || hi >= directLabels {
+		if !labelsWithin(lo, hi, directLabels) {
 			return x
 		}
-		bound = max(bound, hi+1)
+		bound = max(bound, hi+1) // an empty range's hi+1 is 0
 	}
 	x.labels = int(bound)
 	return x
