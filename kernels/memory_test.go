@@ -93,7 +93,9 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 		// steps (1.38·10⁹ against 1.40·10⁹), closer than a sample can
 		// tell (its estimates: 19% more non-zeros, 11% fewer
 		// products), so the posting lists must be counted: 2 (the
-		// headroom) × 1.19 × 2.1 (the lists) = 5.0×.
+		// headroom) × 1.19 × 2.1 (the lists) = 5.0×, and 5.4× with
+		// the vectors' pairSlabs priced at their bound (see
+		// slabPairs), which the largest graph's vector sets.
 		factor int64
 		k      interface {
 			Kernel

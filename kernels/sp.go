@@ -337,6 +337,7 @@ func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, thr
 	type worker struct {
 		sc  spScratch
 		met firstMet[key64]
+		out pairSlab[uint32]
 		_   [64]byte // the workers' scratch, side by side
 	}
 	threads = max(1, min(threads, len(gs)))
@@ -355,7 +356,9 @@ func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, thr
 		if err != nil {
 			return Vec{}, err
 		}
-		v := Vec{IDs: make([]uint32, len(l.keys)), Vals: slices.Clone(l.vals)}
+		var v Vec
+		v.IDs, v.Vals = ws[w].out.take(len(l.keys))
+		copy(v.Vals, l.vals)
 		for s, key := range l.keys {
 			v.IDs[s] = met.intern(key64(key), i, s)
 		}
@@ -1096,7 +1099,10 @@ const spAttrSlots = 1 << 22
 // spAttrBound.
 type spAttrCount struct {
 	nnz, maxNNZ, features float64
-	vertexBytes, table    float64
+	// big is the non-zeros of the graphs of more than half a
+	// pairSlab's chunk, by their estimates.
+	big                float64
+	vertexBytes, table float64
 	// maxID is the largest id of a bin.
 	maxID uint64
 }
@@ -1211,7 +1217,11 @@ func (k *ShortestPath) attrCount(gs []*graph.Graph, vm VertexMap) (c spAttrCount
 			keys[s] += float64(m)
 			graphKeys += float64(m)
 		}
-		c.maxNNZ = max(c.maxNNZ, graphKeys*float64(p*p)/float64(len(pairs)))
+		gk := graphKeys * float64(p*p) / float64(len(pairs))
+		c.maxNNZ = max(c.maxNNZ, gk)
+		if gk > pairSlabChunk/2 {
+			c.big += gk
+		}
 	}
 	feats := make([]float64, len(pairs))
 	for s := range sketch {
@@ -1331,7 +1341,7 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, limit int64) i
 			// (see spParallelVectors).
 			perFeat := spFeatureBytes(n, threads, c.maxID < 1<<24)
 			fixed := c.vertexBytes + 4*c.table*threads
-			return int64(min(closed, spMapBytes(n, threads, c.nnz, c.maxNNZ, c.features, largest, perFeat, fixed)))
+			return int64(min(closed, spMapBytes(n, threads, c.nnz, c.big, c.maxNNZ, c.features, largest, perFeat, fixed)))
 		}
 		b := attrBound(scaled, vm)
 		fixed := b.vertexBytes + 4*b.table*threads + vecBytes*float64(n) +
@@ -1343,20 +1353,23 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, limit int64) i
 	if err != nil {
 		return 0
 	}
-	nnzs := make([]float64, len(vecs))
+	nnzs, bigs := make([]float64, len(vecs)), make([]float64, len(vecs))
 	var maxNNZ float64
 	for i, v := range vecs {
 		nnzs[i] = float64(v.Len())
 		maxNNZ = max(maxNNZ, nnzs[i])
+		if nnzs[i] > pairSlabChunk/2 {
+			bigs[i] = nnzs[i]
+		}
 	}
-	nnz := smp.total(nnzs, pairs)
+	nnz, big := smp.total(nnzs, pairs), smp.total(bigs, pairs)
 	dim := smp.features(vecs, pairs)
 	perFeat := spFeatureBytes(n, threads, true)
 	if !k.labelKeys(gs) {
 		// Labels at or above 2^24 may not fit the packed map's keys.
 		perFeat = max(perFeat, spFeatureBytes(n, threads, false))
 	}
-	return int64(spMapBytes(n, threads, nnz, maxNNZ, dim, largest, perFeat, 0))
+	return int64(spMapBytes(n, threads, nnz, big, maxNNZ, dim, largest, perFeat, 0))
 }
 
 // spFeatureBytes is what the explicit map of n graphs on threads keeps
@@ -1379,13 +1392,15 @@ func spFeatureBytes(n int, threads float64, packed bool) float64 {
 }
 
 // spMapBytes estimates the memory of the explicit map of n graphs and its
-// dot products from its non-zeros, a graph's most, its distinct features
-// dim and the bytes perFeat of each, and the vertices of the largest
-// graph: gcHeadroom times the larger of the data live while the vectors
-// are computed (the vectors, the features, fixed, and the transient, see
-// spTransientBytes) and while they are multiplied (see dotBytes).
-func spMapBytes(n int, threads, nnz, maxNNZ, dim, largest, perFeat, fixed float64) float64 {
-	vb := nonzeroBytes*nnz + vecBytes*float64(n)
+// dot products from its non-zeros, big of them in graphs of more than half
+// a pairSlab's chunk, a graph's most, its distinct features dim and the
+// bytes perFeat of each, and the vertices of the largest graph: gcHeadroom times the larger of the data live while the vectors
+// are computed (the vectors, in the workers' pairSlabs, the features,
+// fixed, and the transient, see spTransientBytes) and while they are
+// multiplied (see dotBytes).
+func spMapBytes(n int, threads, nnz, big, maxNNZ, dim, largest, perFeat, fixed float64) float64 {
+	small := max(0, nnz-big)
+	vb := nonzeroBytes*slabPairs(small, nnz-small, min(maxNNZ, pairSlabChunk/2), int(min(threads, float64(n)))) + vecBytes*float64(n)
 	phi := vb + perFeat*dim + fixed + spTransientBytes(n, threads, maxNNZ, largest)
 	return gcHeadroom * max(phi, dotBytes(vb, nnz, dim, 1))
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -798,4 +800,77 @@ func TestEqualAt(t *testing.T) {
 // sequential map's.
 func sameVec(a, b Vec) bool {
 	return slices.Equal(a.IDs, b.IDs) && slices.Equal(a.Vals, b.Vals)
+}
+
+// TestPairSlab adds graphs' pairs of the given sizes to pairSlabs of
+// uint64 keys (GI's and GraphHopper's sums) and of uint32 ids (sp's
+// vectors), and checks that each copy holds what was added, with no room
+// to grow into the next, that no later add changes it, and that what the
+// slab allocated is within slabPairs's bound for those sizes on one
+// worker, at 16 and 12 bytes a pair. The sizes straddle half a chunk
+// (pairSlabChunk/2 = 2048), where a graph takes arrays of its own, and
+// leave chunks as empty as the rule allows: 2047 after 2050 leaves 2049
+// unused.
+func TestPairSlab(t *testing.T) {
+	tests := []struct {
+		name  string
+		sizes []int
+	}{
+		{"small", []int{1, 5, 17, 300, 0, 64}},
+		{"fill", slices.Repeat([]int{1000}, 20)},
+		{"halves", slices.Repeat([]int{2047, 2050}, 10)},
+		{"big", []int{2049, 5000, 3, 2048, 2049}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name+"/uint64", func(t *testing.T) {
+			testPairSlab(t, tc.sizes, func(r *rand.Rand) uint64 { return r.Uint64() })
+		})
+		t.Run(tc.name+"/uint32", func(t *testing.T) {
+			testPairSlab(t, tc.sizes, func(r *rand.Rand) uint32 { return r.Uint32() })
+		})
+	}
+}
+
+func testPairSlab[K uint32 | uint64](t *testing.T, sizes []int, key func(*rand.Rand) K) {
+	rng := rand.New(rand.NewPCG(3, uint64(len(sizes))))
+	keyBytes := int(unsafe.Sizeof(K(0)))
+	var s pairSlab[K]
+	var gotK, wantK [][]K
+	var gotV, wantV [][]float64
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, n := range sizes {
+		ks, kv := make([]K, n), make([]float64, n)
+		for i := range ks {
+			ks[i], kv[i] = key(rng), rng.Float64()
+		}
+		wantK, wantV = append(wantK, ks), append(wantV, kv)
+		k, v := s.add(ks, kv)
+		if cap(k) != n || cap(v) != n {
+			t.Fatalf("add of %d pairs: capacities %d and %d", n, cap(k), cap(v))
+		}
+		gotK, gotV = append(gotK, k), append(gotV, v)
+	}
+	runtime.ReadMemStats(&after)
+	for i := range wantK {
+		if !slices.Equal(gotK[i], wantK[i]) || !slices.Equal(gotV[i], wantV[i]) {
+			t.Errorf("graph %d (%d pairs): copy differs from what was added", i, sizes[i])
+		}
+	}
+	// What the inputs allocated, counted apart from the slab's.
+	var inputs uint64
+	var small, big, most float64
+	for _, n := range sizes {
+		inputs += uint64((keyBytes + 8) * n)
+		if n > pairSlabChunk/2 {
+			big += float64(n)
+		} else {
+			small += float64(n)
+			most = max(most, float64(n))
+		}
+	}
+	slab := int64(after.TotalAlloc-before.TotalAlloc) - int64(inputs)
+	if bound := int64(float64(keyBytes+8) * slabPairs(small, big, most, 1)); slab > bound {
+		t.Errorf("allocated about %d bytes, bound %d", slab, bound)
+	}
 }

@@ -176,7 +176,7 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 		// sorted through a buffer, see rankBySort); and gramFromVecs's
 		// posting lists, 12 bytes a non-zero, and their index, 4 bytes
 		// a feature. Its key and value are priced below (see
-		// pairSlabBytes).
+		// slabPairs).
 		perPair = 5 + 16 + 16
 		// A bin's key and slot in the interner and its sum in the dense
 		// accumulator. The three grow by doubling, to at most 4, 4 and 2
@@ -192,11 +192,18 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 		p = int64(max(a.Iterations, 1))
 	}
 	var v, pairs, scratch int64
+	var small, big, most float64 // the pairSlabs' graphs (see slabPairs)
 	for i, g := range gs {
 		n := int64(g.N())
 		pg := nnzW[i] * p
 		v += n
 		pairs += pg
+		if pg > pairSlabChunk/2 {
+			big += float64(pg)
+		} else {
+			small += float64(pg)
+			most = max(most, float64(pg))
+		}
 		// The scratch of one graph: its pairs' keys and values, its
 		// vertex features with their values, the accumulator's list of
 		// touched ids, and its weight features with their vertices
@@ -204,7 +211,7 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 		scratch = max(scratch, 16*pg+16*n*p+44*nnzW[i]+4*n+16*p)
 	}
 	bytes := prep + perPair*pairs + perBin*v*p
-	bytes += pairSlabBytes(nnzW, p, max(1, min(threads, len(gs))))
+	bytes += 16 * int64(slabPairs(small, big, most, max(1, min(threads, len(gs)))))
 	// Whether the bins pack into keys (see Binning.bin) decides how they
 	// are interned, and on more threads who bins them.
 	packed := a.Kind == "hat" && newBinLayout(a.Delta, int(p), dim).w > 0
@@ -579,28 +586,6 @@ func (w *giStream) dense() (int, func([]uint64)) {
 			ks[t] = (dense[wid>>shift]+wid&mask)<<32 | k&(1<<32-1)
 		}
 	}
-}
-
-// pairSlabBytes bounds what the pairSlabs of workers allocate for the
-// sums of graphs of at most nnzW[i]·p pairs each. A graph of more than half
-// a chunk takes arrays of its own, 16 bytes a pair with up to an eighth
-// more for rounding. A worker leaves a chunk for a new one only where the
-// next graph, of at most half a chunk, does not fit in what is left, so
-// that it leaves at most 2·small/pairSlabChunk chunks, where small is the
-// pairs of such graphs, each with less than that graph's pairs unused; and
-// each worker's last chunk may be all but empty.
-func pairSlabBytes(nnzW []int64, p int64, workers int) int64 {
-	var small, big, most int64
-	for _, w := range nnzW {
-		if pg := w * p; pg > pairSlabChunk/2 {
-			big += pg
-		} else {
-			small += pg
-			most = max(most, pg)
-		}
-	}
-	left := 2 * small / pairSlabChunk
-	return 16 * (big*9/8 + small + left*most + int64(workers)*pairSlabChunk)
 }
 
 // EstimateBytes implements MemoryEstimator with an upper bound for the

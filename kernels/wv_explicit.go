@@ -522,7 +522,7 @@ type wvScratch struct {
 	// maps itself (see wvVertexFeeder).
 	vf wvVertexFeatures
 	// out holds the sums that sum returns.
-	out pairSlab
+	out pairSlab[uint64]
 }
 
 // sum returns the distinct pairs of graph g, with n vertices and vertex
@@ -567,43 +567,6 @@ func (s *wvScratch) sum(ctx context.Context, w explicitWeights, g, n int, f *wvV
 	}
 	ks, kv := s.out.add(s.ks, s.kv)
 	return ks, kv, nil
-}
-
-// pairSlab holds a worker's sums of its graphs' pairs, keys and values, in
-// chunks of pairSlabChunk pairs that the worker allocates, and a graph of
-// more than half a chunk's pairs in arrays of its own, so that every chunk
-// it leaves is at least half full. Copied into two arrays of their own a
-// graph, as slices.Clone does, the sums made GI's matrix (h = 3, Dirac)
-// take 0.744 ms on MUTAG on two threads where they take 0.688, 1.242 ms on
-// 200 ENZYMES graphs where they take 1.187, and on one thread 1.059 and
-// 1.731 ms where they take 1.006 and 1.635 (runexp, a spec of that cell
-// alone, 20 matrices a run, both ways by turns, 30 runs on two threads and
-// 15 on one; medians of the wall times).
-type pairSlab struct {
-	keys []uint64
-	vals []float64
-}
-
-// pairSlabChunk is the pairs of a chunk of a pairSlab: 64 KiB of keys and
-// values.
-const pairSlabChunk = 1 << 12
-
-// add copies ks and kv, of equal length, into s and returns the copies,
-// whose capacity is their length.
-func (s *pairSlab) add(ks []uint64, kv []float64) ([]uint64, []float64) {
-	n := len(ks)
-	if n > pairSlabChunk/2 {
-		k, v := make([]uint64, n), make([]float64, n)
-		copy(k, ks)
-		copy(v, kv)
-		return k, v
-	}
-	if cap(s.keys)-len(s.keys) < n {
-		s.keys, s.vals = make([]uint64, 0, pairSlabChunk), make([]float64, 0, pairSlabChunk)
-	}
-	at := len(s.keys)
-	s.keys, s.vals = append(s.keys, ks...), append(s.vals, kv[:n]...)
-	return s.keys[at : at+n : at+n], s.vals[at : at+n : at+n]
 }
 
 // sumColumns is sum's loop for weight features in columns, appending to

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"testing"
 )
@@ -110,65 +109,5 @@ func TestRankPairs(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// TestPairSlab adds graphs' sums of the given sizes to a pairSlab and
-// checks that each copy holds what was added, with no room to grow into the
-// next, that no later add changes it, and that what the slab allocated is
-// within pairSlabBytes's bound for those sizes on one worker. The sizes
-// straddle half a chunk (pairSlabChunk/2 = 2048), where a graph takes
-// arrays of its own, and leave chunks as empty as the rule allows: 2047
-// after 2050 leaves 2049 unused.
-func TestPairSlab(t *testing.T) {
-	tests := []struct {
-		name  string
-		sizes []int
-	}{
-		{"small", []int{1, 5, 17, 300, 0, 64}},
-		{"fill", slices.Repeat([]int{1000}, 20)},
-		{"halves", slices.Repeat([]int{2047, 2050}, 10)},
-		{"big", []int{2049, 5000, 3, 2048, 2049}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(3, uint64(len(tc.sizes))))
-			var s pairSlab
-			var gotK [][]uint64
-			var gotV [][]float64
-			var wantK [][]uint64
-			var wantV [][]float64
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			for _, n := range tc.sizes {
-				ks, kv := make([]uint64, n), make([]float64, n)
-				for i := range ks {
-					ks[i], kv[i] = rng.Uint64(), rng.Float64()
-				}
-				wantK, wantV = append(wantK, ks), append(wantV, kv)
-				k, v := s.add(ks, kv)
-				if cap(k) != n || cap(v) != n {
-					t.Fatalf("add of %d pairs: capacities %d and %d", n, cap(k), cap(v))
-				}
-				gotK, gotV = append(gotK, k), append(gotV, v)
-			}
-			runtime.ReadMemStats(&after)
-			for i := range wantK {
-				if !slices.Equal(gotK[i], wantK[i]) || !slices.Equal(gotV[i], wantV[i]) {
-					t.Errorf("graph %d (%d pairs): copy differs from what was added", i, tc.sizes[i])
-				}
-			}
-			// What the inputs allocated, counted apart from the slab's.
-			var inputs uint64
-			nnz := make([]int64, len(tc.sizes))
-			for i, n := range tc.sizes {
-				inputs += uint64(16 * n)
-				nnz[i] = int64(n)
-			}
-			slab := int64(after.TotalAlloc-before.TotalAlloc) - int64(inputs)
-			if bound := pairSlabBytes(nnz, 1, 1); slab > bound {
-				t.Errorf("allocated about %d bytes, bound %d", slab, bound)
-			}
-		})
 	}
 }
