@@ -196,7 +196,8 @@ func mib(b int64) float64 { return float64(b) / (1 << 20) }
 // labelling 3200 (expected values by hand from refineBytes's formulas).
 func TestRefineBytes(t *testing.T) {
 	gs := []*graph.Graph{plainPath(200), plainPath(200), plainPath(200), plainPath(200)}
-	const table, labels = 51136.0, 3200.0
+	// The relabelled graphs: four graph.Graphs and their pointers.
+	const table, labels, graphs = 51136.0, 3200.0, 4 * 216.0
 	tests := []struct {
 		name       string
 		h, threads int
@@ -204,18 +205,18 @@ func TestRefineBytes(t *testing.T) {
 		peak, kept float64
 	}{
 		{"none", 0, 2, false, 0, 0},
-		{"one thread", 3, 1, false, table + 2*labels, table + labels},
+		{"one thread", 3, 1, false, table + 2*labels + graphs, table + labels + graphs},
 		// h = 2 to 4 on two threads: one table an iteration and every
 		// iteration's colours.
-		{"pipelined", 3, 2, false, 3*table + 4*labels, 3*table + labels},
+		{"pipelined", 3, 2, false, 3*table + 4*labels + graphs, 3*table + labels + graphs},
 		// h = 1 on two parts of at least 256 vertices: two tables.
-		{"split", 1, 2, false, 2*table + 2*labels, 2*table + labels},
+		{"split", 1, 2, false, 2*table + 2*labels + graphs, 2*table + labels + graphs},
 		// h = 5: the shared table, and 8 bytes a vertex, none kept.
-		{"shared", 5, 2, false, table + 8*800 + 2*labels, labels},
+		{"shared", 5, 2, false, table + 8*800 + 2*labels + graphs, labels + graphs},
 		// Streamed with the packed map, at h = 1 and 3: the tables and
 		// every iteration's colours through the map.
-		{"streamed h=1", 1, 2, true, table + 2*labels, table + 2*labels},
-		{"streamed h=3", 3, 2, true, 3*table + 4*labels, 3*table + 4*labels},
+		{"streamed h=1", 1, 2, true, table + 2*labels + graphs, table + 2*labels + graphs},
+		{"streamed h=3", 3, 2, true, 3*table + 4*labels + graphs, 3*table + 4*labels + graphs},
 	}
 	for _, tt := range tests {
 		peak, kept := refineBytes(gs, tt.h, tt.threads, tt.streamed)

@@ -50,6 +50,9 @@ const (
 	// accumulator.flush, and a vector's header.
 	nonzeroBytes = 4 + 8
 	vecBytes     = 48
+	// A graph.Graph, 200 bytes in an allocation of 208, and its
+	// pointer.
+	graphBytes = 216
 	// The packed map (see packedGram) holds a non-zero's key, of one or
 	// two words, and value, and, while it ranks them, the key's first
 	// word and its rank as one word, and again in its bucket, and its
@@ -341,22 +344,25 @@ func refineBytes(gs []*graph.Graph, h, threads int, streamed bool) (peak, kept f
 		words += float64(g.N() + len(g.Adj))
 	}
 	table := refineSlotBytes*v + 8*words
+	// The refined labels, and the relabelled graphs that hold them
+	// (graph.Relabelled), counted with the last iteration's labels.
 	labels := 4 * v
+	last := labels + graphBytes*float64(len(gs))
 	fh := float64(h)
 	switch {
 	case streamed:
-		kept = fh*table + (fh+1)*labels
+		kept = fh*table + fh*labels + last
 		return kept, kept
 	case threads > 1 && streamRefines(gs, h, threads):
 		kept = fh * table
-		return kept + (fh+1)*labels, kept + labels
+		return kept + fh*labels + last, kept + last
 	case threads > 1 && graph.Splits(gs, h, threads):
 		kept = 2 * fh * table
-		return kept + 2*labels, kept + labels
+		return kept + labels + last, kept + last
 	case threads > 1:
-		return table + 8*v + 2*labels, labels
+		return table + 8*v + labels + last, last
 	}
-	return table + 2*labels, table + labels
+	return table + labels + last, table + last
 }
 
 // refineSlotBytes is the bytes a vertex of a signature table's slots and

@@ -226,10 +226,10 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 	// allocates up to 5 times its final capacity, which can be a quarter
 	// more than its length, and rounding can add an eighth.
 	bytes += 7 * scratch
-	// The scaled attributes, graphs (a graph.Graph of 200 bytes, in
-	// 208, and its pointer) and vectors, and the binning's offsets.
+	// The scaled attributes, graphs and vectors, and the binning's
+	// offsets.
 	g := int64(len(gs))
-	bytes += 8*int64(dim)*v + 216*g + 72*g + 8*p*int64(dim)
+	bytes += 8*int64(dim)*v + graphBytes*g + 72*g + 8*p*int64(dim)
 	if t := int64(max(1, min(threads, len(gs)))); t > 1 {
 		if packed {
 			// Every vertex's bins, binned ahead by all workers (see
