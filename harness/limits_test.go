@@ -13,8 +13,8 @@ import (
 // starts; a heap that grows over the limit while the run is in flight
 // cancels it at a later sample; and the peak holds what the run
 // allocated, with no limit too (the heap before it, some of it garbage,
-// need not count). The run allocates 64 MiB and keeps it
-// through five sampling periods.
+// need not count). The run allocates 64 MiB and keeps it through five
+// sampling periods, or until the watch cancels it.
 func TestWatchHeap(t *testing.T) {
 	const grow = 64 << 20
 	hs := heapSampling{every: time.Millisecond}
@@ -44,7 +44,12 @@ func TestWatchHeap(t *testing.T) {
 			for i := 0; i < len(held); i += 4096 {
 				held[i] = 1
 			}
+			// Five sampling periods, or, where the watch is to cancel,
+			// until it has, for up to a second on a busy machine.
 			time.Sleep(5 * hs.every)
+			for i := 0; tt.oom && ctx.Err() == nil && i < 1000; i++ {
+				time.Sleep(hs.every)
+			}
 			peak := w.stop()
 			runtime.KeepAlive(held)
 			if got := errors.Is(context.Cause(ctx), errOOM); got != tt.oom {
