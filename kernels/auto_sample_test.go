@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -769,15 +772,64 @@ func TestRaceTakesTurns(t *testing.T) {
 	gs := tinyPaths(100)
 	// The probes' costs are wall times, as in the advice, so a run that
 	// another process preempted for milliseconds (go test runs packages
-	// side by side) fails them: the timings must hold in one of three.
+	// side by side) fails them: the timings must hold in one of three
+	// tries. A try whose threads waited to run for more than a fifth of
+	// its time (runQueueWait) does not count, up to ten tries: with go
+	// test ./... beside a busy loop on the other core of two, the tries
+	// that failed had waited 8.3 of 16.4 ms and 18.9 of 19.8 ms, and the
+	// next passed; on an idle machine a try waits 0.04–0.8 ms of 11.
+	// Waits of the probes' own, a sleep say, do not count as such.
 	var errs []string
-	for range 3 {
-		if errs = raceTurns(gs); len(errs) == 0 {
+	tries, judged := 0, 0
+	for ; judged < 3 && tries < 10; tries++ {
+		wait0, ok0 := runQueueWait()
+		start := time.Now()
+		errs = raceTurns(gs)
+		wall := time.Since(start)
+		wait1, ok1 := runQueueWait()
+		if len(errs) == 0 {
 			return
 		}
-		t.Logf("retried: %s", strings.Join(errs, "; "))
+		var waited time.Duration
+		if ok0 && ok1 {
+			waited = wait1 - wait0
+		}
+		if waited <= wall/5 {
+			judged++
+		}
+		t.Logf("retried (waited to run %v of %v): %s", waited, wall, strings.Join(errs, "; "))
+	}
+	if judged == 0 {
+		t.Skipf("the process waited to run for more than a fifth of each of %d tries: the wall-time bounds cannot be judged", tries)
 	}
 	t.Error(strings.Join(errs, "; "))
+}
+
+// runQueueWait returns the time the process's threads have waited on a
+// run queue, ready but not running (Linux's schedstat), and whether it is
+// known.
+func runQueueWait() (time.Duration, bool) {
+	tasks, err := filepath.Glob("/proc/self/task/*/schedstat")
+	if err != nil || len(tasks) == 0 {
+		return 0, false
+	}
+	var sum time.Duration
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // a thread that has exited
+		}
+		fields := strings.Fields(string(b))
+		if len(fields) < 2 {
+			return 0, false
+		}
+		ns, err := strconv.ParseInt(fields[1], 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		sum += time.Duration(ns)
+	}
+	return sum, true
 }
 
 // raceTurns runs TestRaceTakesTurns once and returns what failed.
