@@ -310,8 +310,9 @@ type spLocal struct {
 // features too, and sorted = true; where anyOrder is set, the keys are
 // the labels (vm is nil), whose sums are counts, and the counts are exact
 // in any order (see countsExact), the ids are in any order instead (see
-// renumberAnyOrder), unsorted, and sorted is false. ok is false, and vm has numbered the vertex features of gs, when
-// a feature id does not fit in the 24 bits of a packed key.
+// renumberAnyOrder), unsorted, and sorted is false. ok is false, and vm
+// has numbered the vertex features of gs, when a feature id does not fit
+// in the 24 bits of a packed key.
 func spParallelVectors(ctx context.Context, gs []*graph.Graph, vm VertexMap, threads int, anyOrder bool) (vecs []Vec, dim int, sorted, ok bool, err error) {
 	var feats []spFeatures
 	if vm != nil {
@@ -1394,13 +1395,14 @@ func spFeatureBytes(n int, threads float64, packed bool) float64 {
 // spMapBytes estimates the memory of the explicit map of n graphs and its
 // dot products from its non-zeros, big of them in graphs of more than half
 // a pairSlab's chunk, a graph's most, its distinct features dim and the
-// bytes perFeat of each, and the vertices of the largest graph: gcHeadroom times the larger of the data live while the vectors
-// are computed (the vectors, in the workers' pairSlabs, the features,
-// fixed, and the transient, see spTransientBytes) and while they are
-// multiplied (see dotBytes).
+// bytes perFeat of each, and the vertices of the largest graph:
+// gcHeadroom times the larger of the data live while the vectors are
+// computed (the vectors, in the workers' pairSlabs, the features, fixed,
+// and the transient, see spTransientBytes) and while they are multiplied
+// (see dotBytes).
 func spMapBytes(n int, threads, nnz, big, maxNNZ, dim, largest, perFeat, fixed float64) float64 {
-	small := max(0, nnz-big)
-	vb := nonzeroBytes*slabPairs(small, nnz-small, min(maxNNZ, pairSlabChunk/2), int(min(threads, float64(n)))) + vecBytes*float64(n)
+	big = min(big, nnz)
+	vb := nonzeroBytes*slabPairs(nnz-big, big, min(maxNNZ, pairSlabChunk/2), int(min(threads, float64(n)))) + vecBytes*float64(n)
 	phi := vb + perFeat*dim + fixed + spTransientBytes(n, threads, maxNNZ, largest)
 	return gcHeadroom * max(phi, dotBytes(vb, nnz, dim, 1))
 }

@@ -114,6 +114,25 @@ func slabPairs(small, big, most float64, workers int) float64 {
 	return big*9/8 + small + left*most + float64(workers)*pairSlabChunk
 }
 
+// slabSizes gathers graphs' pairs as slabPairs takes them: small, big and
+// most.
+type slabSizes struct{ small, big, most float64 }
+
+// add counts a graph of n pairs.
+func (s *slabSizes) add(n float64) {
+	if n > pairSlabChunk/2 {
+		s.big += n
+		return
+	}
+	s.small += n
+	s.most = max(s.most, n)
+}
+
+// pairs is slabPairs of the graphs added, for workers workers.
+func (s *slabSizes) pairs(workers int) float64 {
+	return slabPairs(s.small, s.big, s.most, workers)
+}
+
 // accumulator sums sparse contributions into a dense scratch array indexed by
 // id and hands back the sorted non-zeros. It is the hot path of explicit
 // feature maps: adding is one array update, and only the touched ids are

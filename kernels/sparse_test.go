@@ -859,18 +859,13 @@ func testPairSlab[K uint32 | uint64](t *testing.T, sizes []int, key func(*rand.R
 	}
 	// What the inputs allocated, counted apart from the slab's.
 	var inputs uint64
-	var small, big, most float64
+	var bySize slabSizes
 	for _, n := range sizes {
 		inputs += uint64((keyBytes + 8) * n)
-		if n > pairSlabChunk/2 {
-			big += float64(n)
-		} else {
-			small += float64(n)
-			most = max(most, float64(n))
-		}
+		bySize.add(float64(n))
 	}
 	slab := int64(after.TotalAlloc-before.TotalAlloc) - int64(inputs)
-	if bound := int64(float64(keyBytes+8) * slabPairs(small, big, most, 1)); slab > bound {
+	if bound := int64(float64(keyBytes+8) * bySize.pairs(1)); slab > bound {
 		t.Errorf("allocated about %d bytes, bound %d", slab, bound)
 	}
 }

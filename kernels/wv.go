@@ -192,18 +192,13 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 		p = int64(max(a.Iterations, 1))
 	}
 	var v, pairs, scratch int64
-	var small, big, most float64 // the pairSlabs' graphs (see slabPairs)
+	var slab slabSizes
 	for i, g := range gs {
 		n := int64(g.N())
 		pg := nnzW[i] * p
 		v += n
 		pairs += pg
-		if pg > pairSlabChunk/2 {
-			big += float64(pg)
-		} else {
-			small += float64(pg)
-			most = max(most, float64(pg))
-		}
+		slab.add(float64(pg))
 		// The scratch of one graph: its pairs' keys and values, its
 		// vertex features with their values, the accumulator's list of
 		// touched ids, and its weight features with their vertices
@@ -211,7 +206,7 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 		scratch = max(scratch, 16*pg+16*n*p+44*nnzW[i]+4*n+16*p)
 	}
 	bytes := prep + perPair*pairs + perBin*v*p
-	bytes += 16 * int64(slabPairs(small, big, most, max(1, min(threads, len(gs)))))
+	bytes += 16 * int64(slab.pairs(max(1, min(threads, len(gs)))))
 	// Whether the bins pack into keys (see Binning.bin) decides how they
 	// are interned, and on more threads who bins them.
 	packed := a.Kind == "hat" && newBinLayout(a.Delta, int(p), dim).w > 0
