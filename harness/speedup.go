@@ -26,6 +26,13 @@ type SpeedUp struct {
 	// ratio, in order.
 	Ratio  float64
 	Ratios []float64
+	// Fastest is the shortest wall time of A's ok runs over the shortest
+	// of B's, over several rounds the median of the rounds'; 0 where
+	// either side has no ok run. A virtual machine's slow stretches only
+	// add time to a run, so each side's fastest run is the one they
+	// disturbed least: where Fastest reaches a target that Ratio misses,
+	// the machine's stretches, not the kernel, held the medians back.
+	Fastest float64
 	// C2C is the median round trip between cores measured before B's
 	// runs (t_c2c, seconds), 0 where none knows it; Cores the median of
 	// t_cpu/t_wall over B's runs, 0 where none knows it.
@@ -135,6 +142,9 @@ func SpeedUps(a, b []Row, far float64) (ups []SpeedUp, onlyA, onlyB int) {
 			if u.B > 0 {
 				u.Ratio = u.A / u.B
 			}
+			if fb := slices.Min(gb.times); fb > 0 {
+				u.Fastest = slices.Min(ga.times) / fb
+			}
 			if far > 0 {
 				u.Near, u.Far = placements(ga, gb, far)
 			}
@@ -156,11 +166,11 @@ func SpeedUps(a, b []Row, far float64) (ups []SpeedUp, onlyA, onlyB int) {
 // positive, the runs are split by the cores' placement as in SpeedUps.
 func SpeedUpRounds(rounds [][2][]Row, far float64) (ups []SpeedUp, onlyA, onlyB int) {
 	type acc struct {
-		u                  SpeedUp
-		as, bs, c2c, cores []float64
-		near, far          []float64 // the rounds' ratios by placement
-		nearN, farN        int
-		failed             bool
+		u                           SpeedUp
+		as, bs, c2c, cores, fastest []float64
+		near, far                   []float64 // the rounds' ratios by placement
+		nearN, farN                 int
+		failed                      bool
 	}
 	accs := map[[2]string]*acc{}
 	var order [][2]string
@@ -192,6 +202,9 @@ func SpeedUpRounds(rounds [][2][]Row, far float64) (ups []SpeedUp, onlyA, onlyB 
 			}
 			a.u.Ratios = append(a.u.Ratios, u.Ratio)
 			a.as, a.bs = append(a.as, u.A), append(a.bs, u.B)
+			if u.Fastest > 0 {
+				a.fastest = append(a.fastest, u.Fastest)
+			}
 			if u.C2C > 0 {
 				a.c2c = append(a.c2c, u.C2C)
 			}
@@ -217,7 +230,10 @@ func SpeedUpRounds(rounds [][2][]Row, far float64) (ups []SpeedUp, onlyA, onlyB 
 		u := a.u
 		if !a.failed {
 			u.A, u.B, u.Ratio = Median(a.as), Median(a.bs), Median(u.Ratios)
-			u.C2C, u.Cores = 0, 0
+			u.C2C, u.Cores, u.Fastest = 0, 0, 0
+			if len(a.fastest) > 0 {
+				u.Fastest = Median(a.fastest)
+			}
 			if len(a.c2c) > 0 {
 				u.C2C = Median(a.c2c)
 			}
@@ -253,8 +269,8 @@ func withoutThreads(params string) string {
 }
 
 // String formats u as one line: the two median wall times with their
-// threads, the speed-up, and where they are known the round trip between
-// the cores and the cores B's runs used.
+// threads, the speed-up, that of the fastest runs, and where they are
+// known the round trip between the cores and the cores B's runs used.
 func (u SpeedUp) String() string {
 	if u.Ratio == 0 {
 		sa, sb := "ok", "ok"
@@ -274,6 +290,9 @@ func (u SpeedUp) String() string {
 		s += " ("
 	}
 	s += fmt.Sprintf("n=%d+%d", u.NA, u.NB)
+	if u.Fastest > 0 {
+		s += fmt.Sprintf(", fastest %.2f×", u.Fastest)
+	}
 	if u.Cores > 0 {
 		s += fmt.Sprintf(", cores %.2f", u.Cores)
 	}

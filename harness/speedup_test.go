@@ -45,14 +45,16 @@ func TestSpeedUps(t *testing.T) {
 	// (1.1/0.5); csm explicit 2/1, near; csm implicit timed out on one
 	// thread, so no placement has a ratio; gh 1.2/0.75 in all, its near
 	// runs 1.0/0.5 and its far ones 1.4/1.0, each against the run on
-	// one thread placed alike.
+	// one thread placed alike. The fastest runs: GI 1.0 against 0.5, csm
+	// 2 against 1, gh 1.0 against 0.5, 2× each, where gh's medians give
+	// 1.6×.
 	want := []SpeedUp{
-		{Cell: "M gi(vertex=dirac)", Method: "explicit", ThreadsA: 1, ThreadsB: 2, A: 1.1, B: 0.55, NA: 3, NB: 2, Ratio: 2, C2C: 200e-9, Cores: 1.9,
+		{Cell: "M gi(vertex=dirac)", Method: "explicit", ThreadsA: 1, ThreadsB: 2, A: 1.1, B: 0.55, NA: 3, NB: 2, Ratio: 2, Fastest: 2, C2C: 200e-9, Cores: 1.9,
 			Near: Placement{1.1 / 0.6, 1}, Far: Placement{2.2, 1}},
-		{Cell: "M csm()", Method: "explicit", ThreadsA: 1, ThreadsB: 2, A: 2, B: 1, NA: 1, NB: 1, Ratio: 2, C2C: 100e-9, Cores: 2,
+		{Cell: "M csm()", Method: "explicit", ThreadsA: 1, ThreadsB: 2, A: 2, B: 1, NA: 1, NB: 1, Ratio: 2, Fastest: 2, C2C: 100e-9, Cores: 2,
 			Near: Placement{2, 1}},
 		{Cell: "M csm()", Method: "implicit", ThreadsA: 1, ThreadsB: 2, NB: 1, C2C: 100e-9, Cores: 2, StatusA: StatusTimeout},
-		{Cell: "M gh()", Method: "explicit", ThreadsA: 1, ThreadsB: 2, A: 1.2, B: 0.75, NA: 2, NB: 2, Ratio: 1.6, C2C: 250e-9, Cores: 2,
+		{Cell: "M gh()", Method: "explicit", ThreadsA: 1, ThreadsB: 2, A: 1.2, B: 0.75, NA: 2, NB: 2, Ratio: 1.6, Fastest: 2, C2C: 250e-9, Cores: 2,
 			Near: Placement{2, 1}, Far: Placement{1.4, 1}},
 	}
 	if len(ups) != len(want) {
@@ -63,12 +65,12 @@ func TestSpeedUps(t *testing.T) {
 		g := ups[i]
 		if g.Cell != w.Cell || g.Method != w.Method || g.ThreadsA != w.ThreadsA || g.ThreadsB != w.ThreadsB ||
 			g.NA != w.NA || g.NB != w.NB || g.StatusA != w.StatusA || g.StatusB != w.StatusB ||
-			!near(g.A, w.A) || !near(g.B, w.B) || !near(g.Ratio, w.Ratio) || !near(g.C2C, w.C2C) || !near(g.Cores, w.Cores) ||
+			!near(g.A, w.A) || !near(g.B, w.B) || !near(g.Ratio, w.Ratio) || !near(g.Fastest, w.Fastest) || !near(g.C2C, w.C2C) || !near(g.Cores, w.Cores) ||
 			!near(g.Near.Ratio, w.Near.Ratio) || g.Near.N != w.Near.N || !near(g.Far.Ratio, w.Far.Ratio) || g.Far.N != w.Far.N {
 			t.Errorf("speed-up %d:\n got %+v\nwant %+v", i, g, w)
 		}
 	}
-	if s := ups[0].String(); !strings.Contains(s, "on 1 thread ->") || !strings.Contains(s, "2.00×") || !strings.Contains(s, "c2c 200ns") ||
+	if s := ups[0].String(); !strings.Contains(s, "on 1 thread ->") || !strings.Contains(s, "2.00×") || !strings.Contains(s, "fastest 2.00×, ") || !strings.Contains(s, "c2c 200ns") ||
 		!strings.Contains(s, "; cores near 1.83× n=1, far 2.20× n=1)") {
 		t.Errorf("String() = %q", s)
 	}
@@ -143,6 +145,11 @@ func TestSpeedUpRounds(t *testing.T) {
 	// 3's ratios, 2 and 3/1.4; far: round 2's, 2/1.5.
 	if gi.Ratio != 2 || len(gi.Ratios) != 3 || gi.Ratios[1] != 1.6 || gi.A != 2 || gi.B != 1.25 || gi.NA != 4 || gi.NB != 4 {
 		t.Errorf("gi: %+v", gi)
+	}
+	// The fastest runs by round: 1/0.5, 2/1.0 and 3/1.4, median 2; sp's
+	// last round 1/0.5, but its second has no ok run on two threads.
+	if gi.Fastest != 2 || sp.Fastest != 0 {
+		t.Errorf("fastest: gi %v, sp %v; want 2 and 0", gi.Fastest, sp.Fastest)
 	}
 	if want := (Placement{(2 + 3/1.4) / 2, 2}); math.Abs(gi.Near.Ratio-want.Ratio) > 1e-12 || gi.Near.N != want.N {
 		t.Errorf("gi near: %+v, want %+v", gi.Near, want)

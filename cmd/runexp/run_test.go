@@ -82,6 +82,7 @@ func TestCommands(t *testing.T) {
 		// The cells match across the threads parameter.
 		{"speedup", nil, []string{"speedup", filepath.Join(out, "tiny"), filepath.Join(out2, "tiny")}, 0, "4 cell methods with ok runs on both sides in 1 round:", ""},
 		{"speedup rounds", nil, []string{"speedup", filepath.Join(out, "tiny"), filepath.Join(out2, "tiny"), filepath.Join(out, "tiny"), filepath.Join(out2, "tiny")}, 0, "over 2 rounds", ""},
+		{"speedup fastest", nil, []string{"speedup", filepath.Join(out, "tiny"), filepath.Join(out2, "tiny")}, 0, "by the fastest run of each side: 4 cell methods,", ""},
 		{"speedup usage", nil, []string{"speedup", filepath.Join(out, "tiny")}, 2, "", "want results folders of one spec in pairs"},
 		{"speedup bad target", nil, []string{"speedup", "-target", "0", out, out2}, 2, "", "-target must be > 0"},
 		{"speedup bad far", nil, []string{"speedup", "-far", "-1ns", out, out2}, 2, "", "-far must be >= 0"},

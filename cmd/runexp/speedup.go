@@ -13,9 +13,9 @@ import (
 // cmdSpeedUp prints the speed-up of the runs of one results folder over
 // another's, cell by cell: the same spec run on one thread and on more;
 // over several such pairs, rounds run by turns, the median of each
-// round's speed-up. It also splits the runs on more threads by where the
-// machine had put their cores, near or far apart, and counts the cells
-// against the target in each placement.
+// round's speed-up. It also counts the cells against the target by the
+// fastest run of each side, and by where the machine had put the cores of
+// the runs on more threads, near or far apart.
 func cmdSpeedUp(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("speedup")
 	target := fs.Float64("target", 1.8, "speed-up that the summary counts the cells against")
@@ -42,11 +42,14 @@ func cmdSpeedUp(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		rounds[k] = [2][]harness.Row{sets[2*k], sets[2*k+1]}
 	}
 	ups, onlyA, onlyB := harness.SpeedUpRounds(rounds, far.Seconds())
-	var ratios, near, apart []float64
+	var ratios, fastest, near, apart []float64
 	for _, u := range ups {
 		fmt.Fprintln(stdout, u)
 		if u.Ratio > 0 {
 			ratios = append(ratios, u.Ratio)
+		}
+		if u.Fastest > 0 {
+			fastest = append(fastest, u.Fastest)
 		}
 		if u.Near.Ratio > 0 {
 			near = append(near, u.Near.Ratio)
@@ -62,6 +65,7 @@ func cmdSpeedUp(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "%d cell methods with ok runs on both sides in %s: speed-up %.2f× in the median (%.2f–%.2f), %d at or above %g×, %d below; %d without ok runs on a side; %d only on fewer threads, %d only on more\n",
 		len(ratios), roundsOf(len(rounds)), harness.Median(ratios), slices.Min(ratios), slices.Max(ratios), reached, *target, len(ratios)-reached,
 		len(ups)-len(ratios), onlyA, onlyB)
+	fmt.Fprintf(stdout, "by the fastest run of each side: %s\n", placedSummary(fastest, *target))
 	if *far > 0 && len(near)+len(apart) > 0 {
 		fmt.Fprintf(stdout, "by the cores' placement before each run (near: a round trip below %v, far: at or above): near %s; far %s\n",
 			*far, placedSummary(near, *target), placedSummary(apart, *target))
