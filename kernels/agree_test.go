@@ -201,7 +201,7 @@ func paramString(p Params) string {
 }
 
 // sameBits reports whether a and b hold the same values, and else where
-// they first differ.
+// they first differ (0, 0 where their sizes do).
 func sameBits(a, b *mat.SymDense) (i, j int, ok bool) {
 	n := a.SymmetricDim()
 	if b.SymmetricDim() != n {

@@ -255,16 +255,11 @@ func TestPairGroups(t *testing.T) {
 // requireEqual fails unless the two matrices are exactly equal.
 func requireEqual(t *testing.T, what string, a, b *mat.SymDense) {
 	t.Helper()
-	n := a.SymmetricDim()
-	if b.SymmetricDim() != n {
-		t.Fatalf("%s: sizes %d and %d", what, n, b.SymmetricDim())
+	if n, m := a.SymmetricDim(), b.SymmetricDim(); n != m {
+		t.Fatalf("%s: sizes %d and %d", what, n, m)
 	}
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			if x, y := a.At(i, j), b.At(i, j); x != y {
-				t.Fatalf("%s: K[%d,%d] explicit %v, implicit %v", what, i, j, x, y)
-			}
-		}
+	if i, j, ok := sameBits(a, b); !ok {
+		t.Fatalf("%s: K[%d,%d] explicit %v, implicit %v", what, i, j, a.At(i, j), b.At(i, j))
 	}
 }
 
