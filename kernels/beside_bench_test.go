@@ -81,11 +81,7 @@ func BenchmarkBesideCeiling(b *testing.B) {
 				gs = enzymesSubset(b, c.n)
 			}
 			kernel := func(threads int) Kernel {
-				p := Params{"threads": fmt.Sprint(threads)}
-				for k, v := range c.params {
-					p[k] = v
-				}
-				k, err := New(c.kernel, p)
+				k, err := New(c.kernel, paramsOnThreads(c.params, threads))
 				if err != nil {
 					b.Fatal(err)
 				}
