@@ -408,7 +408,9 @@ func newWVVertexMapper(vm VertexMap, gs []*graph.Graph) wvVertexMapper {
 		if !labelsWithin(lo, hi, directLabels) {
 			return x
 		}
-		bound = max(bound, hi+1) // an empty range's hi+1 is 0
+		if lo <= hi {
+			bound = max(bound, hi+1)
+		}
 	}
 	x.labels = int(bound)
 	return x
