@@ -791,9 +791,16 @@ const parallelBuildMin = 1 << 18
 // the machine's slow stretches (a round trip between the cores of 530 ns,
 // against 110) SP's 133k postings of 600 ENZYMES graphs (hat kernel, P =
 // 1), 222 a vector, took 0.49–0.51 ms on two threads against 0.21–0.22
-// on one, and 0.16 against 0.21 outside them; likely the line of each
-// vector's positions (self) where the features split, which both threads
-// write. Synthie's 445k postings for GI, 1113 a vector, took 0.46 ms
+// on one, and 0.16 against 0.21 outside them. Not, as first thought, the
+// line of each vector's positions (self) where the features split, which
+// both threads write: on GI's 12,445 postings of 200 ENZYMES graphs (62 a
+// vector), forced to two parts on two threads with the cores far, the
+// arrays' allocation and the build took 95–113 µs against 39–47 in one
+// part, as long with the second part filling its graphs in descending
+// order, so that the two never write a vector's line at once, and with
+// a positions array of its own (a scratch test, medians of 300); the
+// second part's fill, on the helper, took two to five times the
+// first's. Synthie's 445k postings for GI, 1113 a vector, took 0.46 ms
 // against 0.75.
 const (
 	parallelCountedMin       = 1 << 14
