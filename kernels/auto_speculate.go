@@ -87,7 +87,7 @@ func gramSpeculating(ctx context.Context, k Kernel, adv Advisor, gs []*graph.Gra
 		}
 	})
 	K, rep, err := explicit.Gram(sctx, gs, Explicit)
-	<-done
+	await(context.Background(), done)
 	if aerr != nil {
 		return nil, nil, nil, aerr
 	}

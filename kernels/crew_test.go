@@ -361,3 +361,31 @@ func TestWarmupTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestAwait checks that await returns what a helper's task sends, the zero
+// value once the channel is closed, and the context's error once it is
+// done, with GOMAXPROCS at 1 too, where the task runs only when await
+// yields.
+func TestAwait(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		prev := runtime.GOMAXPROCS(procs)
+		ctx := WithCrew(context.Background(), NewCrew(DefaultLinger))
+		sent := make(chan int, 1)
+		goWith(ctx, func() { time.Sleep(time.Millisecond); sent <- 7 })
+		if v, err := await(ctx, sent); v != 7 || err != nil {
+			t.Errorf("GOMAXPROCS %d: await of a send = %d, %v; want 7, nil", procs, v, err)
+		}
+		closed := make(chan int)
+		goBrief(ctx, func() { close(closed) })
+		if v, err := await(ctx, closed); v != 0 || err != nil {
+			t.Errorf("GOMAXPROCS %d: await of a close = %d, %v; want 0, nil", procs, v, err)
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		never := make(chan int)
+		goWith(ctx, func() { time.Sleep(time.Millisecond); cancel() })
+		if _, err := await(cctx, never); err != context.Canceled {
+			t.Errorf("GOMAXPROCS %d: await after cancel = %v; want %v", procs, err, context.Canceled)
+		}
+		runtime.GOMAXPROCS(prev)
+	}
+}

@@ -504,7 +504,8 @@ func newFaultedSymDense(n int) *mat.SymDense {
 func (a *gramAhead) matrix() *mat.SymDense {
 	switch {
 	case a.ready != nil:
-		return <-a.ready
+		K, _ := await(context.Background(), a.ready)
+		return K
 	case a.n == 0:
 		return &mat.SymDense{}
 	}

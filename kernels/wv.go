@@ -463,12 +463,8 @@ func waitRefined(ctx context.Context, w explicitWeights) error {
 	if !ok {
 		return nil
 	}
-	select {
-	case <-l.ready:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	_, err := await(ctx, l.ready)
+	return err
 }
 
 // giRefineAhead reports whether GI's explicit map of gs, with attribute

@@ -257,12 +257,10 @@ func (fd *wvVertexFeeder) features(ctx context.Context, i int, own *wvVertexFeat
 		return own, nil
 	}
 	if fd.ready != nil {
-		select {
-		case <-fd.ready[i]:
-			return &fd.vfs[i], nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if _, err := await(ctx, fd.ready[i]); err != nil {
+			return nil, err
 		}
+		return &fd.vfs[i], nil
 	}
 	*own = fd.vx.graph(own.reset(), fd.gs[i])
 	return own, nil
@@ -370,7 +368,8 @@ func (fd *wvVertexFeeder) wait() error {
 	if fd.mapped == nil {
 		return nil
 	}
-	return <-fd.mapped
+	err, _ := await(context.Background(), fd.mapped)
+	return err
 }
 
 // wvVertexMapper gives the vertex features of vm dense ids: bin ids are
