@@ -737,7 +737,7 @@ func (p *prober) both(t *turns) (probeStage, error) {
 		goWith(p.ctx, implicit)
 	}
 	probe(0)
-	await(context.Background(), done)
+	await(p.ctx, done)
 	if floored.Load() && errs[1] == nil {
 		st.costs[1], st.stops[1], st.floored = sampleCost{}, p.floor, true
 	}

@@ -87,7 +87,7 @@ func gramSpeculating(ctx context.Context, k Kernel, adv Advisor, gs []*graph.Gra
 		}
 	})
 	K, rep, err := explicit.Gram(sctx, gs, Explicit)
-	await(context.Background(), done)
+	await(ctx, done)
 	if aerr != nil {
 		return nil, nil, nil, aerr
 	}

@@ -458,14 +458,34 @@ func relax() {
 	osYield()
 }
 
-// await returns what ch sends, or its zero value once ch is closed, or
-// ctx's error once ctx is done, whichever comes first. It waits spinning,
-// as Crew.run waits for its helpers, for a task it started on a helper
-// (goWith, goBrief). Blocked on the channel, the goroutine let its thread
-// park and its core halt; the helper's send then readied it on the
+// await returns what ch sends, or its zero value once ch is closed, for a
+// task started on a helper of ctx's Crew (goWith, goBrief); it does not
+// stop at ctx's end, as the task may still use what the caller holds.
+// Where ctx carries a Crew it waits spinning, as Crew.run waits for its
+// helpers (see awaitOn); without one it blocks, as a stretch's own
+// goroutines leave their cores then.
+func await[T any](ctx context.Context, ch <-chan T) T {
+	v, _ := awaitOn(crewFrom(ctx), nil, ch)
+	return v
+}
+
+// awaitCtx is await that returns early, with ctx's error, once ctx is
+// done.
+func awaitCtx[T any](ctx context.Context, ch <-chan T) (T, error) {
+	v, stopped := awaitOn(crewFrom(ctx), ctx.Done(), ch)
+	if stopped {
+		return v, ctx.Err()
+	}
+	return v, nil
+}
+
+// awaitOn returns what ch sends, or its zero value once ch is closed, or
+// the zero value and true once stop is closed (a nil stop never is). With
+// a Crew c it waits spinning. Blocked on the channel, a goroutine lets its
+// thread park and its core halt; the helper's send then readied it on the
 // helper's own core, where it took its turn while the other core stayed
 // halted, and the helper, queued behind it, joined no stretch until the
-// host ran the other core again. The shortest-path kernel's caller waits
+// host ran the other core again. The shortest-path kernel's caller waited
 // so for the advice's implicit probe: on 200 ENZYMES graphs on two
 // threads, with a goroutine sampling the heap every 2 ms as the runner's
 // does, 7 and 11 of 50 automatic runs took over 1.4 times the median
@@ -474,14 +494,21 @@ func relax() {
 // spinning (5.3–5.5 against 5.1). Under runexp speedup its automatic
 // method went from 1.36× to 2.02× on MUTAG and from 1.38× to 2.17× on
 // ENZYMES.
-func await[T any](ctx context.Context, ch <-chan T) (T, error) {
+func awaitOn[T any](c *Crew, stop <-chan struct{}, ch <-chan T) (v T, stopped bool) {
+	if c == nil {
+		select {
+		case v = <-ch:
+			return v, false
+		case <-stop:
+			return v, true
+		}
+	}
 	for {
 		select {
-		case v := <-ch:
-			return v, nil
-		case <-ctx.Done():
-			var zero T
-			return zero, ctx.Err()
+		case v = <-ch:
+			return v, false
+		case <-stop:
+			return v, true
 		default:
 		}
 		relax()

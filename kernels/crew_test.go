@@ -362,29 +362,42 @@ func TestWarmupTogether(t *testing.T) {
 	}
 }
 
-// TestAwait checks that await returns what a helper's task sends, the zero
-// value once the channel is closed, and the context's error once it is
-// done, with GOMAXPROCS at 1 too, where the task runs only when await
-// yields.
+// TestAwait checks that await returns what a helper's task sends, and the
+// zero value once the channel is closed, and that awaitCtx returns the
+// context's error once it is done: spinning with a Crew, with GOMAXPROCS
+// at 1 too, where the task runs only when the wait yields, and blocked
+// without one.
 func TestAwait(t *testing.T) {
-	for _, procs := range []int{1, 2} {
-		prev := runtime.GOMAXPROCS(procs)
-		ctx := WithCrew(context.Background(), NewCrew(DefaultLinger))
+	for _, c := range []struct {
+		name  string
+		procs int
+		crew  bool
+	}{
+		{"crew, one P", 1, true},
+		{"crew, two Ps", 2, true},
+		{"no crew, one P", 1, false},
+		{"no crew, two Ps", 2, false},
+	} {
+		prev := runtime.GOMAXPROCS(c.procs)
+		ctx := context.Background()
+		if c.crew {
+			ctx = WithCrew(ctx, NewCrew(DefaultLinger))
+		}
 		sent := make(chan int, 1)
 		goWith(ctx, func() { time.Sleep(time.Millisecond); sent <- 7 })
-		if v, err := await(ctx, sent); v != 7 || err != nil {
-			t.Errorf("GOMAXPROCS %d: await of a send = %d, %v; want 7, nil", procs, v, err)
+		if v := await(ctx, sent); v != 7 {
+			t.Errorf("%s: await of a send = %d, want 7", c.name, v)
 		}
 		closed := make(chan int)
 		goBrief(ctx, func() { close(closed) })
-		if v, err := await(ctx, closed); v != 0 || err != nil {
-			t.Errorf("GOMAXPROCS %d: await of a close = %d, %v; want 0, nil", procs, v, err)
+		if v := await(ctx, closed); v != 0 {
+			t.Errorf("%s: await of a close = %d, want 0", c.name, v)
 		}
 		cctx, cancel := context.WithCancel(ctx)
 		never := make(chan int)
 		goWith(ctx, func() { time.Sleep(time.Millisecond); cancel() })
-		if _, err := await(cctx, never); err != context.Canceled {
-			t.Errorf("GOMAXPROCS %d: await after cancel = %v; want %v", procs, err, context.Canceled)
+		if _, err := awaitCtx(cctx, never); err != context.Canceled {
+			t.Errorf("%s: awaitCtx after cancel = %v, want %v", c.name, err, context.Canceled)
 		}
 		runtime.GOMAXPROCS(prev)
 	}

@@ -460,6 +460,7 @@ func gramFromNumberedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weig
 type gramAhead struct {
 	n     int
 	ready chan *mat.SymDense
+	crew  *Crew // whose helper allocates it, if any
 }
 
 // gramAheadMin is the fewest graphs whose matrix is allocated ahead on a
@@ -484,7 +485,7 @@ func startGramAhead(ctx context.Context, n int) *gramAhead {
 	if n == 0 {
 		return &gramAhead{}
 	}
-	a := &gramAhead{n: n, ready: make(chan *mat.SymDense, 1)}
+	a := &gramAhead{n: n, ready: make(chan *mat.SymDense, 1), crew: crewFrom(ctx)}
 	goBrief(ctx, func() { a.ready <- newFaultedSymDense(n) })
 	return a
 }
@@ -504,7 +505,7 @@ func newFaultedSymDense(n int) *mat.SymDense {
 func (a *gramAhead) matrix() *mat.SymDense {
 	switch {
 	case a.ready != nil:
-		K, _ := await(context.Background(), a.ready)
+		K, _ := awaitOn(a.crew, nil, a.ready)
 		return K
 	case a.n == 0:
 		return &mat.SymDense{}

@@ -463,7 +463,7 @@ func waitRefined(ctx context.Context, w explicitWeights) error {
 	if !ok {
 		return nil
 	}
-	_, err := await(ctx, l.ready)
+	_, err := awaitCtx(ctx, l.ready)
 	return err
 }
 

@@ -210,6 +210,7 @@ type wvVertexFeeder struct {
 	vfs    []wvVertexFeatures
 	ready  []chan struct{}
 	mapped chan error
+	crew   *Crew // whose helper maps them, if any
 	// bins, if not nil, holds every graph's bins, binned ahead.
 	bins *wvBins
 }
@@ -231,6 +232,7 @@ func newWVVertexFeeder(ctx context.Context, gs []*graph.Graph, vx *wvVertexMappe
 		fd.ready[i] = make(chan struct{})
 	}
 	fd.mapped = make(chan error, 1)
+	fd.crew = crewFrom(ctx)
 	goWith(ctx, func() {
 		var f wvVertexFeatures
 		for i, g := range gs {
@@ -257,7 +259,7 @@ func (fd *wvVertexFeeder) features(ctx context.Context, i int, own *wvVertexFeat
 		return own, nil
 	}
 	if fd.ready != nil {
-		if _, err := await(ctx, fd.ready[i]); err != nil {
+		if _, err := awaitCtx(ctx, fd.ready[i]); err != nil {
 			return nil, err
 		}
 		return &fd.vfs[i], nil
@@ -368,7 +370,7 @@ func (fd *wvVertexFeeder) wait() error {
 	if fd.mapped == nil {
 		return nil
 	}
-	err, _ := await(context.Background(), fd.mapped)
+	err, _ := awaitOn(fd.crew, nil, fd.mapped)
 	return err
 }
 
