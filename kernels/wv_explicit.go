@@ -259,8 +259,8 @@ func (fd *wvVertexFeeder) features(ctx context.Context, i int, own *wvVertexFeat
 		return own, nil
 	}
 	if fd.ready != nil {
-		if _, err := awaitCtx(ctx, fd.ready[i]); err != nil {
-			return nil, err
+		if _, stopped := awaitOn(fd.crew, ctx.Done(), fd.ready[i]); stopped {
+			return nil, ctx.Err()
 		}
 		return &fd.vfs[i], nil
 	}
