@@ -331,6 +331,58 @@ func TestCrewBriefTask(t *testing.T) {
 	}
 }
 
+// TestCrewBriefQueued checks a brief task that no helper has taken yet:
+// a stretch offered behind it counts on the helper started for it, which
+// runs the task and then comes back, and starts no other (on one P, so
+// that the helper cannot take the task before the stretch is offered);
+// and a brief task offered behind a stretch's slot, from a row of the
+// stretch, gets a helper of its own, as every row waits for the task and
+// the helper that took the slot would never come back for it.
+func TestCrewBriefQueued(t *testing.T) {
+	t.Run("stretch behind", func(t *testing.T) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		c := NewCrew(time.Second)
+		ctx := WithCrew(context.Background(), c)
+		done := make(chan struct{})
+		goBrief(ctx, func() { close(done) })
+		var rows atomic.Int32
+		if err := forRows(ctx, 50, 2, func(int, int) error { rows.Add(1); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		if r := rows.Load(); r != 50 {
+			t.Errorf("%d rows visited, want 50", r)
+		}
+		if started, _ := helpers(c); started != 1 {
+			t.Errorf("%d helpers started, want 1", started)
+		}
+	})
+	t.Run("task behind", func(t *testing.T) {
+		c := NewCrew(time.Second)
+		ctx := WithCrew(context.Background(), c)
+		var (
+			once sync.Once
+			done = make(chan struct{})
+		)
+		finished := make(chan error, 1)
+		go func() {
+			finished <- forRows(ctx, 50, 2, func(int, int) error {
+				once.Do(func() { goBrief(ctx, func() { close(done) }) })
+				<-done
+				return nil
+			})
+		}()
+		select {
+		case err := <-finished:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the rows still wait for the task after 10 s")
+		}
+	})
+}
+
 // TestWarmupTogether runs warmup.together on workers of which all but the
 // first come once the first has missed the first barrier: each must
 // return, which they do only if they agree on the barrier they meet at.
