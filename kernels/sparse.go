@@ -406,15 +406,22 @@ func gramFromVecs(ctx context.Context, vecs []Vec, weights []float64, threads in
 }
 
 // gramFromVecsInto is gramFromVecs into K, a zero matrix of the size of
-// vecs, such as a gramAhead gives, with the arrays of sc, if not nil.
+// vecs, such as a gramAhead gives, with the arrays of sc, if not nil, else
+// those of ctx's Workspace, if any (see takePostings).
 func gramFromVecsInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weights []float64, threads int, rep *Report, sc *postingScratch) (*mat.SymDense, error) {
 	if len(vecs) == 0 {
 		return K, nil
+	}
+	var lent *postingScratch
+	if sc == nil {
+		sc = takePostings(ctx)
+		lent = sc
 	}
 	products, err := gramFrom(ctx, K, vecs, weights, threads, 0, sc)
 	if err != nil {
 		return nil, err
 	}
+	givePostings(ctx, lent)
 	if rep != nil {
 		rep.FeatureProducts = products
 	}
@@ -432,11 +439,20 @@ func gramFromNumberedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weig
 	if sorted {
 		return gramFromVecsInto(ctx, K, vecs, weights, threads, rep, nil)
 	}
-	nnz, df := countFeatures(vecs, make([]int32, dim))
-	products, err := gramFromStats(ctx, K, vecs, weights, nnz, df, threads, 0, false, nil)
+	sc := takePostings(ctx)
+	var df []int32
+	if sc != nil && cap(sc.pos) >= dim {
+		df = sc.pos[:dim]
+		clear(df)
+	} else {
+		df = make([]int32, dim)
+	}
+	nnz, df := countFeatures(vecs, df)
+	products, err := gramFromStats(ctx, K, vecs, weights, nnz, df, threads, 0, false, sc)
 	if err != nil {
 		return nil, err
 	}
+	givePostings(ctx, sc)
 	if rep != nil {
 		rep.FeatureProducts = products
 	}
