@@ -1220,7 +1220,7 @@ func (k *ShortestPath) attrCount(gs []*graph.Graph, vm VertexMap) (c spAttrCount
 		}
 		gk := graphKeys * float64(p*p) / float64(len(pairs))
 		c.maxNNZ = max(c.maxNNZ, gk)
-		if gk > pairSlabChunk/2 {
+		if gk > pairSlabMost {
 			c.big += gk
 		}
 	}
@@ -1359,7 +1359,7 @@ func (k *ShortestPath) EstimateBytes(gs []*graph.Graph, m Method, limit int64) i
 	for i, v := range vecs {
 		nnzs[i] = float64(v.Len())
 		maxNNZ = max(maxNNZ, nnzs[i])
-		if nnzs[i] > pairSlabChunk/2 {
+		if nnzs[i] > pairSlabMost {
 			bigs[i] = nnzs[i]
 		}
 	}
@@ -1402,7 +1402,7 @@ func spFeatureBytes(n int, threads float64, packed bool) float64 {
 // (see dotBytes).
 func spMapBytes(n int, threads, nnz, big, maxNNZ, dim, largest, perFeat, fixed float64) float64 {
 	big = min(big, nnz)
-	vb := nonzeroBytes*slabPairs(nnz-big, big, min(maxNNZ, pairSlabChunk/2), int(min(threads, float64(n)))) + vecBytes*float64(n)
+	vb := nonzeroBytes*slabPairs(nnz-big, big, min(maxNNZ, pairSlabMost), int(min(threads, float64(n)))) + vecBytes*float64(n)
 	phi := vb + perFeat*dim + fixed + spTransientBytes(n, threads, maxNNZ, largest)
 	return gcHeadroom * max(phi, dotBytes(vb, nnz, dim, 1))
 }

@@ -78,10 +78,15 @@ type pairSlab[K uint32 | uint64] struct {
 // values of uint64 keys.
 const pairSlabChunk = 1 << 12
 
+// pairSlabMost is the most pairs of a graph that a pairSlab keeps in a
+// chunk; a graph of more takes arrays of its own. The memory estimates
+// split the graphs at it as take does (see slabPairs).
+const pairSlabMost = pairSlabChunk / 2
+
 // take returns n keys and values of s for the caller to fill, whose
 // capacity is their length.
 func (s *pairSlab[K]) take(n int) ([]K, []float64) {
-	if n > pairSlabChunk/2 {
+	if n > pairSlabMost {
 		return make([]K, n), make([]float64, n)
 	}
 	if cap(s.keys)-len(s.keys) < n {
@@ -120,7 +125,7 @@ type slabSizes struct{ small, big, most float64 }
 
 // add counts a graph of n pairs.
 func (s *slabSizes) add(n float64) {
-	if n > pairSlabChunk/2 {
+	if n > pairSlabMost {
 		s.big += n
 		return
 	}

@@ -808,7 +808,7 @@ func sameVec(a, b Vec) bool {
 // to grow into the next, that no later add changes it, and that what the
 // slab allocated is within slabPairs's bound for those sizes on one
 // worker, at 16 and 12 bytes a pair. The sizes straddle half a chunk
-// (pairSlabChunk/2 = 2048), where a graph takes arrays of its own, and
+// (pairSlabMost = 2048), where a graph takes arrays of its own, and
 // leave chunks as empty as the rule allows: 2047 after 2050 leaves 2049
 // unused.
 func TestPairSlab(t *testing.T) {
