@@ -445,14 +445,11 @@ func gramFromNumberedInto(ctx context.Context, K *mat.SymDense, vecs []Vec, weig
 		return gramFromVecsInto(ctx, K, vecs, weights, threads, rep, nil)
 	}
 	sc := takePostings(ctx)
-	var df []int32
-	if sc != nil && cap(sc.pos) >= dim {
-		df = sc.pos[:dim]
-		clear(df)
-	} else {
-		df = make([]int32, dim)
+	var buf []int32
+	if sc != nil {
+		buf = sc.pos
 	}
-	nnz, df := countFeatures(vecs, df)
+	nnz, df := countFeaturesIn(vecs, buf, dim)
 	products, err := gramFromStats(ctx, K, vecs, weights, nnz, df, threads, 0, false, sc)
 	if err != nil {
 		return nil, err
@@ -606,7 +603,13 @@ func featureStats(vecs []Vec) (nnz int, df []int32) { return featureStatsInto(ve
 
 // featureStatsInto is featureStats with df in buf's array where it fits.
 func featureStatsInto(vecs []Vec, buf []int32) (nnz int, df []int32) {
-	if top := idBound(vecs); cap(buf) >= top {
+	return countFeaturesIn(vecs, buf, idBound(vecs))
+}
+
+// countFeaturesIn is countFeatures into a df of length top, ids below it,
+// in buf's array where it fits, else in a new one.
+func countFeaturesIn(vecs []Vec, buf []int32, top int) (nnz int, df []int32) {
+	if cap(buf) >= top {
 		df = buf[:top]
 		clear(df)
 	} else {
