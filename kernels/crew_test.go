@@ -112,30 +112,40 @@ func TestHold(t *testing.T) {
 }
 
 // TestCrewTaskWhileWaiting runs a stretch whose rows wait for a task that
-// a row spawns: the task must get a helper of its own, although the
-// crew's only helper is busy waiting in the stretch. A crew that handed
-// the task to a busy helper would hang here.
+// a row spawns, by goWith or goBrief: the task must get a helper of its
+// own, although the crew's only helper is busy waiting in the stretch. A
+// crew that handed the task to a busy helper would hang here.
 func TestCrewTaskWhileWaiting(t *testing.T) {
-	c := NewCrew(DefaultLinger)
-	ctx := WithCrew(context.Background(), c)
-	for range 20 {
-		done := make(chan error, 1)
-		go func() {
-			ready := make(chan struct{})
-			var once sync.Once
-			done <- forRows(ctx, 8, 2, func(_, i int) error {
-				once.Do(func() { goWith(ctx, func() { close(ready) }) })
-				<-ready
-				return nil
-			})
-		}()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
+	for _, tt := range []struct {
+		name  string
+		spawn func(context.Context, func())
+	}{
+		{"goWith", goWith},
+		// A brief task too: the stretch queued ahead of it may hold
+		// the helper that would take it (see Crew.offer).
+		{"goBrief", goBrief},
+	} {
+		c := NewCrew(DefaultLinger)
+		ctx := WithCrew(context.Background(), c)
+		for range 20 {
+			done := make(chan error, 1)
+			go func() {
+				ready := make(chan struct{})
+				var once sync.Once
+				done <- forRows(ctx, 8, 2, func(_, i int) error {
+					once.Do(func() { tt.spawn(ctx, func() { close(ready) }) })
+					<-ready
+					return nil
+				})
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: stretch still waiting for its task after 10 s", tt.name)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("stretch still waiting for its task after 10 s")
 		}
 	}
 }
@@ -334,10 +344,9 @@ func TestCrewBriefTask(t *testing.T) {
 // TestCrewBriefQueued checks a brief task that no helper has taken yet:
 // a stretch offered behind it counts on the helper started for it, which
 // runs the task and then comes back, and starts no other (on one P, so
-// that the helper cannot take the task before the stretch is offered);
-// and a brief task offered behind a stretch's slot, from a row of the
-// stretch, gets a helper of its own, as every row waits for the task and
-// the helper that took the slot would never come back for it.
+// that the helper cannot take the task before the stretch is offered).
+// A brief task offered behind a stretch's slot gets a helper of its own
+// (TestCrewTaskWhileWaiting).
 func TestCrewBriefQueued(t *testing.T) {
 	t.Run("stretch behind", func(t *testing.T) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
@@ -355,30 +364,6 @@ func TestCrewBriefQueued(t *testing.T) {
 		}
 		if started, _ := helpers(c); started != 1 {
 			t.Errorf("%d helpers started, want 1", started)
-		}
-	})
-	t.Run("task behind", func(t *testing.T) {
-		c := NewCrew(time.Second)
-		ctx := WithCrew(context.Background(), c)
-		var (
-			once sync.Once
-			done = make(chan struct{})
-		)
-		finished := make(chan error, 1)
-		go func() {
-			finished <- forRows(ctx, 50, 2, func(int, int) error {
-				once.Do(func() { goBrief(ctx, func() { close(done) }) })
-				<-done
-				return nil
-			})
-		}()
-		select {
-		case err := <-finished:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("the rows still wait for the task after 10 s")
 		}
 	})
 }
