@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gkbench/gkbench/graph"
@@ -47,6 +48,60 @@ func TestAssocCountExact(t *testing.T) {
 		}
 		if got, want := assocCount(&ag, &ag, r), (assocCounts{float64(rg.ProductVertices), float64(rg.ProductEdges), float64(rg.Comparisons)}); got != want {
 			t.Errorf("pair %d: assocCount of g with itself %+v, implicit method %+v", i, got, want)
+		}
+	}
+}
+
+// scanCSM's counts on graphs small enough to count by hand.
+func TestScanCSM(t *testing.T) {
+	build := func(labels []int32, edges ...graph.Edge) *graph.Graph {
+		g, err := graph.Build(labels, edges, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	// A path a–b–a: degrees 1, 2, 1, one wedge, 4 arcs; labels 0, 1, 0.
+	path := build([]int32{0, 1, 0}, graph.Edge{U: 0, V: 1}, graph.Edge{U: 1, V: 2})
+	// A triangle with labels 5000, 0, 0: its range, wide beside its
+	// three vertices, is read label by label. Three wedges, 6 arcs.
+	wide := build([]int32{5000, 0, 0}, graph.Edge{U: 0, V: 1}, graph.Edge{U: 1, V: 2}, graph.Edge{U: 0, V: 2})
+	tests := []struct {
+		name        string
+		gs          []*graph.Graph
+		fit         bool
+		wedges      []float64
+		index       float64
+		self, cross float64
+	}{
+		// Σ_l n(l)² = 2² + 1² = 5; no pair of distinct graphs.
+		{"path", []*graph.Graph{path}, true, []float64{1}, 4 * 2, 5, 0},
+		// Σ_G Σ_l n_G(l)² = 5 + (1 + 2²) = 10, so self = 10/2; the
+		// pair shares label 0 alone, 2·2 = 4 association vertices,
+		// as (Σ_l S_l² − 10)/2 = (4² + 1² + 1² − 10)/2 has it.
+		{"path and wide", []*graph.Graph{path, wide}, true, []float64{1, 3}, 4*2 + 6*math.Log2(6), 5, 4},
+		{"label at 2^18", []*graph.Graph{path, build([]int32{1 << glLabelBits})}, false, nil, 0, 0, 0},
+		{"negative label", []*graph.Graph{build([]int32{-1}), path}, false, nil, 0, 0, 0},
+		{"negative edge label", []*graph.Graph{build([]int32{0, 0}, graph.Edge{U: 0, V: 1, Label: -2})}, false, nil, 0, 0, 0},
+	}
+	for _, tc := range tests {
+		sc := scanCSM(tc.gs)
+		if sc.fit != tc.fit {
+			t.Errorf("%s: fit %v, want %v", tc.name, sc.fit, tc.fit)
+			continue
+		}
+		if !tc.fit {
+			continue
+		}
+		var sum float64
+		for _, w := range tc.wedges {
+			sum += w
+		}
+		if !slices.Equal(sc.wedges, tc.wedges) || sc.wedgeSum != sum {
+			t.Errorf("%s: wedges %v (sum %v), want %v (sum %v)", tc.name, sc.wedges, sc.wedgeSum, tc.wedges, sum)
+		}
+		if sc.index != tc.index || sc.self != tc.self || sc.cross != tc.cross {
+			t.Errorf("%s: index %v, self %v, cross %v; want %v, %v, %v", tc.name, sc.index, sc.self, sc.cross, tc.index, tc.self, tc.cross)
 		}
 	}
 }
