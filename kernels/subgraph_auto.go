@@ -331,7 +331,9 @@ func scanCSM(gs []*graph.Graph) csmScan {
 			count[l]++
 		}
 		// Each label once: over the range, unless it is wide beside the
-		// vertices.
+		// vertices. Label by label alone, whose counts are zero from a
+		// label's second vertex on, the scan took 24 µs of MUTAG against
+		// 17, and 130 of ENZYMES against 86 (in a loop).
 		flush := func(l int32) {
 			if c := count[l]; c != 0 {
 				squares += int64(c) * int64(c)
