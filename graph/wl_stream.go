@@ -95,7 +95,9 @@ func (t *StreamTables) Bytes() int64 {
 	}
 	var n int
 	for i := range t.sigs {
-		n += 8 * (cap(t.sigs[i].bounds) + cap(t.sigs[i].keys) + cap(t.iters[i].index.slots) + cap(t.iters[i].sig))
+		wk := &t.iters[i]
+		n += 8 * (cap(t.sigs[i].bounds) + cap(t.sigs[i].keys) + cap(wk.index.slots) + cap(wk.sig) + cap(wk.sigs) + cap(wk.hashes))
+		n += 4 * cap(wk.ends)
 	}
 	return int64(n)
 }

@@ -198,6 +198,40 @@ func TestRefineMatchesReference(t *testing.T) {
 	}
 }
 
+// TestRefineNumbersAhead checks Refine and Stream against the reference
+// on graphs with more distinct signatures in an iteration than
+// numberAheadFrom, where wlWorker.number loads the slots of a graph's
+// signatures ahead of its look-ups; the test fails if no iteration gets
+// there.
+func TestRefineNumbersAhead(t *testing.T) {
+	gs := randomGraphs(rand.New(rand.NewPCG(5, 6)), 300, 30, 10, 3, 4)
+	for _, start := range []Start{FromLabels, Uniform} {
+		want := refineRef(gs, 4, start)
+		most := 0
+		for _, cols := range want {
+			n := 0
+			for _, c := range cols {
+				for _, x := range c {
+					n = max(n, int(x)+1)
+				}
+			}
+			most = max(most, n)
+		}
+		if most <= 2*numberAheadFrom {
+			t.Fatalf("start %d: at most %d colours an iteration, want more than %d", start, most, 2*numberAheadFrom)
+		}
+		if got := Refine(gs, 4, start); !reflect.DeepEqual(got, want) {
+			t.Fatalf("start %d: Refine differs from reference", start)
+		}
+		s := NewStream(gs, 4, start)
+		for s.Next() >= 0 {
+		}
+		if !reflect.DeepEqual(s.Colours(), want) {
+			t.Fatalf("start %d: Stream differs from reference", start)
+		}
+	}
+}
+
 // TestRefineEdgeCases covers a graph whose EdgeLabels were left nil (read as
 // all 0, so it must refine like its built twin) and vertices of degree above
 // the insertion-sort cutoff, against the reference.
