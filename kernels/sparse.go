@@ -615,19 +615,19 @@ func countFeaturesIn(vecs []Vec, buf []int32, top int) (nnz int, df []int32) {
 	} else {
 		df = make([]int32, top)
 	}
-	return countFeatures(vecs, df)
+	return countFeatures(vecs, df), df
 }
 
 // countFeatures adds to df[f] the vectors of vecs holding feature f, ids
-// in any order and below len(df), and returns their non-zeros and df.
-func countFeatures(vecs []Vec, df []int32) (nnz int, _ []int32) {
+// in any order and below len(df), and returns their non-zeros.
+func countFeatures(vecs []Vec, df []int32) (nnz int) {
 	for _, v := range vecs {
 		nnz += v.Len()
 		for _, id := range v.IDs {
 			df[id]++
 		}
 	}
-	return nnz, df
+	return nnz
 }
 
 // idBound returns one more than the largest id of vecs, 0 if they are
