@@ -239,6 +239,11 @@ type refiner struct {
 	// unnumbered says that the last step left the shared table's ids
 	// (see step).
 	unnumbered bool
+	// counts holds what the last refinement of these graphs in the one
+	// worker's table counted, which sizes it (see refinementCounts);
+	// iter is the iteration the last step refined.
+	counts *refinementCounts
+	iter   int
 }
 
 // A wlChunk is a run of consecutive graphs, gs[g0:g1], that one worker
@@ -260,14 +265,19 @@ type wlWorker struct {
 }
 
 // prepare empties l and wk's table for up to entries signatures of words
-// words in all, in the arrays they have where those are large enough.
-func (wk *wlWorker) prepare(l *sigList, entries, words int) {
+// words in all, in the arrays they have where those are large enough. The
+// table is sized for expect signatures where 0 < expect < entries, and
+// grows if more come (see sigIndex.intern), else for entries.
+func (wk *wlWorker) prepare(l *sigList, entries, words, expect int) {
 	if cap(l.bounds) > entries && cap(l.keys) >= words {
 		l.reset()
 	} else {
 		l.init(entries, words)
 	}
-	wk.index.reset(entries)
+	if expect <= 0 || expect > entries {
+		expect = entries
+	}
+	wk.index.reset(expect)
 }
 
 // number writes the numbers of the signatures of g's vertices under the
@@ -375,6 +385,8 @@ func newRefiner(gs []*Graph, h int, start Start, par Parallel) *refiner {
 func (r *refiner) useTables(t *StreamTables) {
 	t.grow(1)
 	r.sigs, r.seq = &t.sigs[0], &t.iters[0]
+	t.counts = t.counts.of(refinementOf(r.gs, r.start))
+	r.counts = &t.counts
 }
 
 // alloc returns one labelling of all graphs, backed by a single array so that
@@ -409,6 +421,7 @@ func (r *refiner) startColours() [][]int32 {
 // then read the colours it wrote.
 func (r *refiner) step(prev, next [][]int32, number bool) (int, error) {
 	r.unnumbered = false
+	r.iter++
 	if r.byDegree {
 		// One pass over the degrees, far cheaper than the
 		// signatures, so not spread.
@@ -421,10 +434,11 @@ func (r *refiner) step(prev, next [][]int32, number bool) (int, error) {
 	}
 	if r.shared == nil {
 		// Every vertex contributes one signature of 1 + degree words.
-		r.seq.prepare(r.sigs, r.total, r.words)
+		r.seq.prepare(r.sigs, r.total, r.words, r.counts.expect(r.iter))
 		for gi, g := range r.gs {
 			r.seq.number(r.sigs, g, prev[gi], next[gi])
 		}
+		r.counts.counted(r.iter, r.sigs.len())
 		return r.sigs.len(), nil
 	}
 	s := r.shared
@@ -752,13 +766,18 @@ type sigIndex struct {
 	slots []uint64
 }
 
-// reset empties t for up to entries signatures, keeping it at most half
-// full.
+// reset empties t for entries signatures, keeping it at most half full.
 func (t *sigIndex) reset(entries int) {
 	n := 64
 	for n < 2*entries {
 		n <<= 1
 	}
+	t.size(n)
+}
+
+// size empties t and gives it n slots, in the array it has if that is
+// large enough.
+func (t *sigIndex) size(n int) {
 	if cap(t.slots) < n {
 		t.slots = make([]uint64, n)
 	} else {
@@ -768,8 +787,8 @@ func (t *sigIndex) reset(entries int) {
 }
 
 // intern returns the id of sig, of hash h, in l, adding it if it is new.
-// t must have been reset for at least the entries l will hold: it does not
-// grow.
+// A table that would be more than half full with it doubles first (see
+// grow).
 func (t *sigIndex) intern(l *sigList, sig []uint64, h uint64) int32 {
 	tag := h &^ (1<<32 - 1)
 	mask := uint64(len(t.slots) - 1)
@@ -777,6 +796,10 @@ func (t *sigIndex) intern(l *sigList, sig []uint64, h uint64) int32 {
 		s := t.slots[i]
 		if s == 0 {
 			id := int32(l.len())
+			if 2*(l.len()+1) > len(t.slots) {
+				t.grow(l)
+				return t.intern(l, sig, h)
+			}
 			l.add(sig)
 			t.slots[i] = tag | uint64(id+1)
 			return id
@@ -787,6 +810,24 @@ func (t *sigIndex) intern(l *sigList, sig []uint64, h uint64) int32 {
 		if e := int32(s) - 1; slices.Equal(l.at(int(e)), sig) {
 			return e
 		}
+	}
+}
+
+// grow doubles t's slots and enters l's signatures in them again, each
+// under its id. It hashes them anew, which costs about what numbering
+// them did, once for each doubling: a table sized from what an earlier
+// refinement of the same graphs counted does not grow (see
+// refinementCounts).
+func (t *sigIndex) grow(l *sigList) {
+	t.size(2 * len(t.slots))
+	mask := uint64(len(t.slots) - 1)
+	for e := range l.len() {
+		h := hashUint64s(l.at(e))
+		i := h & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = h&^(1<<32-1) | uint64(e+1)
 	}
 }
 

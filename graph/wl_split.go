@@ -253,9 +253,9 @@ func (s *splitRefiner) refine(p int) {
 		} else {
 			wk, l := &pt.iters[i-1], &pt.sigs[i-1]
 			if p == 0 {
-				wk.prepare(l, s.total, s.words)
+				wk.prepare(l, s.total, s.words, 0)
 			} else {
-				wk.prepare(l, pt.vertices, pt.words)
+				wk.prepare(l, pt.vertices, pt.words, 0)
 			}
 			// The list has room for every signature, so the
 			// merger can read the arrays while they fill.

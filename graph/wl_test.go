@@ -232,6 +232,62 @@ func TestRefineNumbersAhead(t *testing.T) {
 	}
 }
 
+// TestRefineTablesGrow checks Refine and Stream in tables kept from one
+// refinement to the next, sized by what the last one of as many graphs and
+// vertices counted (see refinementCounts), against the reference: tables
+// sized for paths, whose iterations have a few signatures, grow for random
+// graphs of the same sizes, whose second iteration has 645 (the test fails
+// unless that iteration's table has grown to the 2048 slots that hold
+// them at most half full, where one sized for every vertex has 16,384),
+// and then serve the paths again.
+func TestRefineTablesGrow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	random := randomGraphs(rng, 200, 30, 10, 1, 1)
+	paths := make([]*Graph, len(random))
+	for i := range paths {
+		var es []Edge
+		for v := 1; v < 30; v++ {
+			es = append(es, Edge{U: int32(v - 1), V: int32(v)})
+		}
+		paths[i] = MustBuild(uniformLabels(30), es)
+	}
+	for _, start := range []Start{FromLabels, Uniform} {
+		refined, streamed := new(StreamTables), new(StreamTables)
+		for run, gs := range [][]*Graph{paths, random, paths} {
+			// Refine by two iterations, so that its one table is the
+			// second's when it returns.
+			want := refineRef(gs, 3, start)
+			got, err := RefineOnWith(refined, gs, 2, start, Parallel{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want[:3]) {
+				t.Fatalf("start %d, run %d: Refine in kept tables differs from reference", start, run)
+			}
+			s := NewStreamWith(streamed, gs, 3, start)
+			for s.Next() >= 0 {
+			}
+			if !reflect.DeepEqual(s.Colours(), want) {
+				t.Fatalf("start %d, run %d: Stream in kept tables differs from reference", start, run)
+			}
+			streamed = s.Tables()
+			if run != 1 {
+				continue
+			}
+			for by, tables := range map[string]*StreamTables{"Refine": refined, "Stream": streamed} {
+				if n := tables.counts.expect(2); n != 645 {
+					t.Fatalf("start %d: %s counted %d signatures in the second iteration, want 645", start, by, n)
+				}
+			}
+			for by, m := range map[string]int{"Refine": len(refined.iters[0].index.slots), "Stream": len(streamed.iters[1].index.slots)} {
+				if m != 2048 {
+					t.Errorf("start %d: %s's table of the second iteration has %d slots, want 2048", start, by, m)
+				}
+			}
+		}
+	}
+}
+
 // TestRefineEdgeCases covers a graph whose EdgeLabels were left nil (read as
 // all 0, so it must refine like its built twin) and vertices of degree above
 // the insertion-sort cutoff, against the reference.
