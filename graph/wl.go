@@ -385,7 +385,7 @@ func newRefiner(gs []*Graph, h int, start Start, par Parallel) *refiner {
 func (r *refiner) useTables(t *StreamTables) {
 	t.grow(1)
 	r.sigs, r.seq = &t.sigs[0], &t.iters[0]
-	t.counts = t.counts.of(refinementOf(r.gs, r.start))
+	t.counts = t.counts.of(r.key())
 	r.counts = &t.counts
 }
 

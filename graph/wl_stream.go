@@ -26,7 +26,7 @@ type Stream struct {
 	byDegree *degreeNumbers
 	// begun[i-1] says that iteration i's table is prepared (see
 	// prepare); total and words size the tables, as do counts, which
-	// the tables were handed over with (see StreamTables.expect).
+	// the tables were handed over with (see refinementCounts).
 	begun        []bool
 	total, words int
 	counts       refinementCounts
@@ -59,7 +59,7 @@ func NewStreamWith(t *StreamTables, gs []*Graph, h int, start Start) *Stream {
 	}
 	t.grow(h)
 	s.sigs, s.iters = t.sigs[:h], t.iters[:h]
-	s.counts = t.counts.of(refinementOf(gs, start))
+	s.counts = t.counts.of(r.key())
 	return s
 }
 
@@ -111,13 +111,10 @@ type refinementKey struct {
 	start            Start
 }
 
-// refinementOf returns the key of a refinement of gs from start.
-func refinementOf(gs []*Graph, start Start) refinementKey {
-	k := refinementKey{graphs: len(gs), start: start}
-	for _, g := range gs {
-		k.vertices += g.N()
-	}
-	return k
+// key returns the refinementKey of r's refinement, from the vertices
+// newRefiner counted.
+func (r *refiner) key() refinementKey {
+	return refinementKey{graphs: len(r.gs), vertices: r.total, start: r.start}
 }
 
 // of returns c for a refinement of key k: c itself if it counted one,
