@@ -873,14 +873,21 @@ func (p *implicitProbe) growGeneric(ctx context.Context, pairs int) error {
 // every pair of arcs leaving a product vertex.
 func (pw *pairWorkspace) genericCounts(g, h *graph.Graph) (vertices, arcs, candidates int64) {
 	pw.productGeneric(g, h)
-	candidates = int64(g.N()) * int64(h.N())
-	for q, u := range pw.pu {
-		v := pw.pv[q]
-		candidates += int64(g.Offsets[u+1]-g.Offsets[u]) * int64(h.Offsets[v+1]-h.Offsets[v])
-	}
-	vertices, arcs = int64(len(pw.pu)), int64(len(pw.adj))
+	vertices, arcs, candidates = int64(len(pw.pu)), int64(len(pw.adj)), pw.candidates(g, h)
 	pw.clearIndex(h)
 	return vertices, arcs, candidates
+}
+
+// candidates returns the base kernel evaluations that building the
+// product graph of g and h on the generic path took, the graph that pw
+// holds now.
+func (pw *pairWorkspace) candidates(g, h *graph.Graph) int64 {
+	c := int64(g.N()) * int64(h.N())
+	for q, u := range pw.pu {
+		v := pw.pv[q]
+		c += int64(g.Offsets[u+1]-g.Offsets[u]) * int64(h.Offsets[v+1]-h.Offsets[v])
+	}
+	return c
 }
 
 // totals returns the product vertices and edges summed over all pairs
@@ -957,13 +964,7 @@ func (p *implicitProbe) predict(m walkModel) estimate {
 	l := float64(p.k.Length)
 	if p.dirac {
 		v, e := p.totals()
-		ts := []CostTerm{
-			m.term(costImplicitPair, all, "pairs"),
-			m.term(costImplicitVertex, v, "product vertices"),
-			m.term(costImplicitEdge, e, "product edges"),
-			m.term(costImplicitVertexStep, l*v, "product vertices × steps"),
-			m.term(costImplicitEdgeStep, l*e, "product edges × steps"),
-		}
+		ts := m.implicitDiracTerms(all, v, e, l)
 		what := because("the pairs of %d sample graphs", p.s)
 		if p.s == len(p.gs) {
 			what = because("all pairs")
@@ -973,14 +974,34 @@ func (p *implicitProbe) predict(m walkModel) estimate {
 	}
 	per := all / float64(p.pairs)
 	v, arcs, cand := float64(p.vertices)*per, float64(p.arcs)*per, float64(p.candidates)*per
-	ts := []CostTerm{
-		m.term(costImplicitPair, all, "pairs"),
+	ts := m.implicitGenericTerms(all, cand, v, arcs, l)
+	return newEstimate(ts, because("product graphs of %d random pairs built (%.0f vertices, %.0f arcs, %.0f base kernel evaluations each), times %.0f pairs, %d steps",
+		p.pairs, v/all, arcs/all, cand/all, all, p.k.Length))
+}
+
+// implicitDiracTerms prices the implicit method's work with Dirac base
+// kernels: pairs, and their product graphs' v vertices and e edges, built
+// and then stepped over in each of l steps.
+func (m walkModel) implicitDiracTerms(pairs, v, e, l float64) []CostTerm {
+	return []CostTerm{
+		m.term(costImplicitPair, pairs, "pairs"),
+		m.term(costImplicitVertex, v, "product vertices"),
+		m.term(costImplicitEdge, e, "product edges"),
+		m.term(costImplicitVertexStep, l*v, "product vertices × steps"),
+		m.term(costImplicitEdgeStep, l*e, "product edges × steps"),
+	}
+}
+
+// implicitGenericTerms prices the implicit method's work with other base
+// kernels: pairs, cand base kernel evaluations that build their product
+// graphs, and the graphs' v vertices and arcs in each of l steps.
+func (m walkModel) implicitGenericTerms(pairs, cand, v, arcs, l float64) []CostTerm {
+	return []CostTerm{
+		m.term(costImplicitPair, pairs, "pairs"),
 		m.term(costImplicitCandidate, cand, "base kernel evaluations"),
 		m.term(costImplicitVertexStep, l*v, "product vertices × steps"),
 		m.term(costImplicitArcStep, l*arcs, "product arcs × steps"),
 	}
-	return newEstimate(ts, because("product graphs of %d random pairs built (%.0f vertices, %.0f arcs, %.0f base kernel evaluations each), times %.0f pairs, %d steps",
-		p.pairs, v/all, arcs/all, cand/all, all, p.k.Length))
 }
 
 // mapWork counts the work of explicit feature maps, what the explicit

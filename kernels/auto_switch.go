@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,8 +25,8 @@ import (
 // implicit one. Once switchCheck(n) graphs are mapped, the wall time of
 // those after the first projects the rest of the maps, in the data set's
 // order, and their vectors the dot products; where those would take more
-// than switchFactor times the implicit prediction, the explicit run is
-// stopped and the implicit method computes the matrix instead. The time
+// than switchFactor times the implicit prediction, in this machine's time
+// (see switchGuard.measure), the explicit run is stopped and the implicit method computes the matrix instead. The time
 // spent is then lost, but it is about a tenth of the maps, where staying
 // would have cost all of them. The factor leaves room for the projection's
 // error; at 1.5, 100 graphs of p_V 0.8 at length 7 stayed with an
@@ -61,13 +62,14 @@ var errSwitch = errors.New("explicit maps projected slower than the implicit met
 // other's numbering. Without it they take 2.90–3.43 against 2.79–3.32.
 type switchGuard struct {
 	n, check int
-	// limit is the time the rest may take, in nanoseconds; unlimited
-	// until setLimit where the explicit run began before the advice (see
-	// gramSpeculating).
+	// limit is the time the rest may take, in nanoseconds as the model
+	// prices them (see measure); unlimited until setLimit where the
+	// explicit run began before the advice (see gramSpeculating).
 	limit  atomic.Int64
 	start  time.Time
 	cancel context.CancelCauseFunc
-	// dots prices the dot products of the n graphs, in wall time.
+	// dots prices the dot products of the n graphs, in the model's
+	// wall time (spread over the threads).
 	dots func(dotCounts) time.Duration
 
 	// mapped counts the graphs mapped; the first check leave their
@@ -94,14 +96,51 @@ type switchGuard struct {
 	// doneKeys).
 	keys interner[key64]
 
+	// measure, if not nil, times the implicit method on a few pairs
+	// within about budget and returns this machine's seconds for a
+	// second of their price in the model's constants, and the time it
+	// took (see Walk.implicitSpeed). The guard calls it once, on the
+	// worker that first projects the rest past measureAt times the
+	// limit; the other workers then map on without projecting until it
+	// is done. From then on the limit and the dot products' estimate,
+	// which are the model's, count at that speed. threads is the number
+	// of the maps' workers, by which the measurement's time is left out
+	// of the maps' (see pause).
+	measure func(budget time.Duration) (float64, time.Duration)
+	threads int
+	// speedState is unmeasured, measuring or measured; speed is set
+	// before it turns measured, and pause, the measurement's time over
+	// the workers, in nanoseconds.
+	speedState atomic.Int32
+	speed      float64
+	pause      atomic.Int64
+
 	// tripped is set by the one worker that stops the maps, which first
-	// records, under mu, for the note of a switch, the graphs mapped and
-	// the projected time of the rest.
+	// records, under mu, for the note of a switch, the graphs mapped,
+	// the projected time of the rest and the limit it exceeded.
 	tripped   atomic.Bool
 	mu        sync.Mutex
 	at        int
 	projected time.Duration
+	exceeded  time.Duration
 }
+
+// The states of a switchGuard's measurement of this machine's speed.
+const (
+	speedUnmeasured = iota
+	speedMeasuring
+	speedMeasured
+)
+
+// measureAt is the share of its limit past which the projection of the
+// rest has the guard measure the implicit method's speed on this
+// machine, below which it would not trip on a machine up to twice as
+// fast as the model's constants; measureShare is the share of the limit
+// the measurement may take.
+const (
+	measureAt    = 0.5
+	measureShare = 0.01
+)
 
 // guardSample is one of the first graphs' vectors, left for the count:
 // a vector of worker w of workers, whose ids are sorted or not, or the
@@ -205,12 +244,30 @@ func (g *switchGuard) project(i int) {
 	// projected the maps at 1.12 times their time in the median (p90
 	// 1.65; 1.53 for 100 graphs at length 5), and that of the graphs
 	// after the first at 0.99 (p90 1.43; 1.15).
-	el := time.Since(g.start)
+	speed := 1.0
+	switch g.speedState.Load() {
+	case speedMeasuring:
+		return // the measuring worker projects when it is done
+	case speedMeasured:
+		speed = g.speed
+	}
+	el := time.Since(g.start) - time.Duration(g.pause.Load())
 	first := time.Duration(g.first.Load())
-	rest := time.Duration(float64(el-first)*float64(g.n-i)/float64(i-1)) + g.dot
-	if rest > time.Duration(g.limit.Load()) && g.tripped.CompareAndSwap(false, true) {
+	rest := float64(el-first)*float64(g.n-i)/float64(i-1) + speed*float64(g.dot)
+	limit := speed * float64(g.limit.Load())
+	if g.measure != nil && rest > measureAt*limit && g.speedState.Load() == speedUnmeasured {
+		if g.speedState.CompareAndSwap(speedUnmeasured, speedMeasuring) {
+			s, took := g.measure(time.Duration(measureShare * limit))
+			g.speed = s
+			g.pause.Add(int64(took) / int64(max(1, g.threads)))
+			g.speedState.Store(speedMeasured)
+			g.project(i)
+		}
+		return
+	}
+	if rest > limit && g.tripped.CompareAndSwap(false, true) {
 		g.mu.Lock()
-		g.at, g.projected = i, rest
+		g.at, g.projected, g.exceeded = i, time.Duration(rest), time.Duration(limit)
 		g.mu.Unlock()
 		g.cancel(errSwitch)
 	}
@@ -287,22 +344,34 @@ func (g *switchGuard) switched() *Switch {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return &Switch{Mapped: g.at, N: g.n, Took: time.Since(g.start), Projected: g.projected}
+	sw := &Switch{Mapped: g.at, N: g.n, Took: time.Since(g.start), Projected: g.projected, Limit: g.exceeded}
+	if g.speedState.Load() == speedMeasured {
+		sw.Speed = g.speed
+	}
+	return sw
 }
 
 // Switch tells of an explicit run that a switchGuard stopped.
 type Switch struct {
 	// Mapped graphs of all N were mapped in Took before the rest of the
 	// maps and the dot products were projected to take Projected, more
-	// than the guard allowed.
-	Mapped, N       int
-	Took, Projected time.Duration
+	// than the Limit the guard allowed.
+	Mapped, N              int
+	Took, Projected, Limit time.Duration
+	// Speed is this machine's time for the model's on the implicit
+	// method's pairs, by which the limit was scaled; 0 where the guard
+	// did not measure it.
+	Speed float64
 }
 
 // String formats the switch on one line.
 func (s *Switch) String() string {
-	return fmt.Sprintf("switched to implicit after %.3gs: the maps of %d of %d graphs projected %.3gs for the rest and the dot products",
-		s.Took.Seconds(), s.Mapped, s.N, s.Projected.Seconds())
+	at := ""
+	if s.Speed > 0 {
+		at = fmt.Sprintf(", the implicit method's pairs timed at %.3g times the model's constants", s.Speed)
+	}
+	return fmt.Sprintf("switched to implicit after %.3gs: the maps of %d of %d graphs projected %.3gs for the rest and the dot products, over the limit of %.3gs%s",
+		s.Took.Seconds(), s.Mapped, s.N, s.Projected.Seconds(), s.Limit.Seconds(), at)
 }
 
 // hedge is how much faster the implicit method must be predicted for
@@ -374,9 +443,92 @@ func (k *Walk) guarded(ctx context.Context, gs []*graph.Graph, c Costs) (*switch
 		return time.Duration(model.dotSeconds(n, c) / threads * 1e9)
 	}
 	g, gctx := newSwitchGuard(ctx, len(gs), noLimit, dots)
+	g.threads = threadsOr(k.Threads)
+	g.measure = func(budget time.Duration) (float64, time.Duration) {
+		return k.implicitSpeed(gctx, gs, model, budget)
+	}
 	kk := *k
 	kk.guard = g
 	return g, gctx, &kk
+}
+
+// implicitSpeed returns this machine's seconds for a second of the
+// implicit method's work as the model m prices it, timed on random pairs
+// of gs, and the time it took. The limit of a switchGuard is the model's
+// implicit prediction, while its projection of the maps is this
+// machine's time: on a 2-core EPYC VM whose implicit runs took 1.7–2.4
+// times their predictions by the default constants, the guard stopped
+// explicit runs that would have been faster than the implicit ones it ran
+// instead, in 3 of the 30 cells of the walk grid of auto-vs-oracle
+// (200 graphs of p_V 0.25 at length 9, explicit 0.196 s, implicit 0.253,
+// auto 0.266 after its switch). The pairs after the first, which pays the
+// workspace's first allocations, are timed until they took budget, at
+// least minSpeedPairs and at most maxSpeedPairs of them. The speed lies
+// within [1/maxSpeed, maxSpeed], and is 1 where the pairs were priced
+// below minSpeedWork.
+func (k *Walk) implicitSpeed(ctx context.Context, gs []*graph.Graph, m walkModel, budget time.Duration) (float64, time.Duration) {
+	start := time.Now()
+	if len(gs) == 0 {
+		return 1, 0
+	}
+	pw := newPairWorkspace(k, gs, true)
+	r := rand.New(rand.NewPCG(uint64(len(gs)), 0x7370656564)) // "speed"
+	budget = max(budget, minSpeedBudget)
+	l := float64(k.Length)
+	var (
+		took   time.Duration
+		priced float64
+	)
+	for t := 0; t <= maxSpeedPairs && ctx.Err() == nil; t++ {
+		g, h := gs[r.IntN(len(gs))], gs[r.IntN(len(gs))]
+		if pw.dirac {
+			// The implicit method indexes each graph's labels once
+			// for all its pairs; timed with the pair, a new graph's
+			// index took most of a small pair's time, and put a
+			// machine about twice as slow as the model's constants
+			// at four times on 100 graphs of p_V 0.3 at length 9.
+			pw.labelIndexOf(g)
+			pw.labelIndexOf(h)
+		}
+		var rep Report
+		t0 := time.Now()
+		pw.pair(g, h, &rep)
+		d := time.Since(t0)
+		if t == 0 {
+			continue
+		}
+		took += d
+		priced += m.implicitPairSeconds(pw, g, h, &rep, l)
+		if t >= minSpeedPairs && took >= budget {
+			break
+		}
+	}
+	speed := 1.0
+	if priced >= minSpeedWork {
+		speed = min(max(took.Seconds()/priced, 1/maxSpeed), maxSpeed)
+	}
+	return speed, time.Since(start)
+}
+
+// minSpeedPairs and maxSpeedPairs bound the pairs implicitSpeed times,
+// and minSpeedBudget its budget from below: pairs of a few hundred
+// product vertices take a microsecond or two, and a budget of a
+// hundredth of a limit of 28 ms priced too little to tell.
+const (
+	minSpeedPairs  = 4
+	maxSpeedPairs  = 4096
+	minSpeedBudget = 100 * time.Microsecond
+)
+
+// implicitPairSeconds prices the pair of g and h that pw evaluated last,
+// whose counts rep holds, as implicitProbe.predict prices the pairs of a
+// data set.
+func (m walkModel) implicitPairSeconds(pw *pairWorkspace, g, h *graph.Graph, rep *Report, l float64) float64 {
+	v := float64(rep.ProductVertices)
+	if pw.dirac {
+		return sumTerms(m.implicitDiracTerms(1, v, float64(rep.ProductEdges), l))
+	}
+	return sumTerms(m.implicitGenericTerms(1, float64(pw.candidates(g, h)), v, float64(len(pw.adj)), l))
 }
 
 // switchLimit returns the time that the rest of the explicit maps and the

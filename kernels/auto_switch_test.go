@@ -2,6 +2,8 @@ package kernels
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -359,5 +361,132 @@ func TestSwitchGuardConcurrent(t *testing.T) {
 			t.Errorf("%s: switched at %d of %d, want from %d to %d of %d", tt.name, sw.Mapped, sw.N, switchCheck(n), n-1, n)
 		}
 		g.release()
+	}
+}
+
+// TestImplicitPairSeconds checks that the guard prices a pair as the
+// advice prices the data set: on 20 MUTAG graphs, the prices of every
+// pair i ≤ j, each counted from its product graph as built, sum to the
+// implicit probe's prediction from all 20 graphs' label counts (Dirac
+// kernels, lengths 0, 3 and 7), and on the generic path to the terms of
+// the counts genericCounts gives the same pairs.
+func TestImplicitPairSeconds(t *testing.T) {
+	gs := graphtest.Dataset(t, "MUTAG").Graphs[:20]
+	model := newWalkModel(nil)
+	for _, tt := range []struct {
+		name string
+		k    *Walk
+	}{
+		{"dirac l=0", &Walk{Length: 0}},
+		{"dirac l=3", &Walk{Length: 3}},
+		{"dirac l=7", &Walk{Length: 7}},
+		{"generic l=3", &Walk{Length: 3, Vertex: genericDirac{}, Edge: genericDirac{}}},
+	} {
+		l := float64(tt.k.Length)
+		pw := newPairWorkspace(tt.k, gs, true)
+		counter := newPairWorkspace(tt.k, gs, true)
+		var got, pairs, cand, v, arcs float64
+		for i := range gs {
+			for j := i; j < len(gs); j++ {
+				var rep Report
+				pw.pair(gs[i], gs[j], &rep)
+				got += model.implicitPairSeconds(pw, gs[i], gs[j], &rep, l)
+				pv, pa, pc := counter.genericCounts(gs[i], gs[j])
+				pairs, v, arcs, cand = pairs+1, v+float64(pv), arcs+float64(pa), cand+float64(pc)
+			}
+		}
+		var want float64
+		if pw.dirac {
+			p := newImplicitProbe(tt.k, gs, &graphSample{}, nil, false)
+			p.sample = newGraphSample(rand.New(rand.NewPCG(1, 2)), len(gs))
+			if err := p.grow(context.Background(), len(gs)); err != nil {
+				t.Fatal(err)
+			}
+			want = p.predict(model).seconds
+		} else {
+			want = sumTerms(model.implicitGenericTerms(pairs, cand, v, arcs, l))
+		}
+		if math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s: pairs priced %.9g s in all, want %.9g", tt.name, got, want)
+		}
+	}
+}
+
+// TestSwitchGuardSpeed checks the guard's measure of this machine's speed
+// on the implicit method. 100 graphs, the second mapped 30 ms after the
+// first and the others at once: at the check the maps project 30 ms ×
+// 90/9 = 0.3 s for the rest. A limit of 0.2 s measures the speed, since
+// 0.3 s is over half of it, and scales the limit by it: at 1 and 0.5
+// the guard trips, at 2 it does not. Under a limit of 1 s it does not
+// measure. A measurement of 100 ms is left out of the maps' time (at 1.6,
+// 0.3 s against 0.32 s; counted, the maps would project 1.3 s).
+func TestSwitchGuardSpeed(t *testing.T) {
+	two := Vec{IDs: []uint32{0, 1}, Vals: []float64{1, 1}}
+	for _, tt := range []struct {
+		name     string
+		limit    time.Duration
+		speed    float64
+		pause    time.Duration // the measurement's time
+		measured bool
+		trips    bool
+	}{
+		{"as fast as the model", 200 * time.Millisecond, 1, 0, true, true},
+		{"twice as slow", 200 * time.Millisecond, 2, 0, true, false},
+		{"twice as fast", 200 * time.Millisecond, 0.5, 0, true, true},
+		{"far within the limit", time.Second, 2, 0, false, false},
+		{"a long measurement", 200 * time.Millisecond, 1.6, 100 * time.Millisecond, true, false},
+	} {
+		g, ctx := newSwitchGuard(context.Background(), 100, tt.limit, nil)
+		calls := 0
+		g.threads = 1
+		g.measure = func(budget time.Duration) (float64, time.Duration) {
+			calls++
+			if want := time.Duration(measureShare * float64(tt.limit)); budget != want {
+				t.Errorf("%s: budget %v, want %v", tt.name, budget, want)
+			}
+			time.Sleep(tt.pause)
+			return tt.speed, tt.pause
+		}
+		for i := range switchCheck(100) {
+			if i == 1 {
+				time.Sleep(30 * time.Millisecond)
+			}
+			g.done(two)
+		}
+		if want := map[bool]int{false: 0, true: 1}[tt.measured]; calls != want {
+			t.Errorf("%s: measured %d times, want %d", tt.name, calls, want)
+		}
+		if got := ctx.Err() != nil; got != tt.trips {
+			t.Errorf("%s: tripped %v, want %v", tt.name, got, tt.trips)
+		}
+		if sw := g.switched(); sw != nil {
+			if sw.Speed != tt.speed || sw.Limit != time.Duration(tt.speed*float64(tt.limit)) {
+				t.Errorf("%s: switch at speed %g, limit %v; want %g, %v", tt.name, sw.Speed, sw.Limit, tt.speed, time.Duration(tt.speed*float64(tt.limit)))
+			}
+		}
+		g.release()
+	}
+}
+
+// TestImplicitSpeed checks the measurement itself on MUTAG: it times at
+// least minSpeedPairs pairs whatever the budget, returns a speed within
+// its bounds, and stops at the budget.
+func TestImplicitSpeed(t *testing.T) {
+	gs := graphtest.Dataset(t, "MUTAG").Graphs
+	k := &Walk{Length: 5}
+	model := newWalkModel(nil)
+	for _, budget := range []time.Duration{0, time.Millisecond} {
+		speed, took := k.implicitSpeed(context.Background(), gs, model, budget)
+		if speed < 1/maxSpeed || speed > maxSpeed || took <= 0 {
+			t.Errorf("budget %v: speed %g in %v; want within [%g, %g], some time", budget, speed, took, 1/maxSpeed, maxSpeed)
+		}
+		if budget > 0 && took < budget {
+			t.Errorf("budget %v: took %v, want at least the budget", budget, took)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if speed, _ := k.implicitSpeed(ctx, gs, model, time.Hour); speed != 1 {
+		t.Errorf("cancelled: speed %g, want 1 (nothing timed)", speed)
 	}
 }
