@@ -1242,11 +1242,17 @@ func (p *explicitProbe) grow(ctx context.Context, m int, budget float64) error {
 // first measured 1.9–2.3 here, and 3.6 on the set-aside probes of 100
 // graphs of p_V 0.1 at length 9. A lone first map cannot tell: where the
 // budget affords no second one, it stays 1.
-func (p *explicitProbe) speed() float64 {
-	if p.laterWork < minSpeedWork {
+func (p *explicitProbe) speed() float64 { return machineSpeed(p.laterTook, p.laterWork) }
+
+// machineSpeed returns took seconds of work that the model priced at
+// priced seconds as this machine's seconds for one of the model's: 1
+// where they priced less than minSpeedWork, and within [1/maxSpeed,
+// maxSpeed].
+func machineSpeed(took time.Duration, priced float64) float64 {
+	if priced < minSpeedWork {
 		return 1
 	}
-	return min(max(p.laterTook.Seconds()/p.laterWork, 1/maxSpeed), maxSpeed)
+	return min(max(took.Seconds()/priced, 1/maxSpeed), maxSpeed)
 }
 
 const (

@@ -26,9 +26,10 @@ import (
 // those after the first projects the rest of the maps, in the data set's
 // order, and their vectors the dot products; where those would take more
 // than switchFactor times the implicit prediction, in this machine's time
-// (see switchGuard.measure), the explicit run is stopped and the implicit method computes the matrix instead. The time
-// spent is then lost, but it is about a tenth of the maps, where staying
-// would have cost all of them. The factor leaves room for the projection's
+// (see switchGuard.measure), the explicit run is stopped and the implicit
+// method computes the matrix instead. The time spent is then lost, but it
+// is about a tenth of the maps, where staying would have cost all of
+// them. The factor leaves room for the projection's
 // error; at 1.5, 100 graphs of p_V 0.8 at length 7 stayed with an
 // explicit run of 22 ms against the implicit 13 ms.
 const switchFactor = 1.2
@@ -463,9 +464,8 @@ func (k *Walk) guarded(ctx context.Context, gs []*graph.Graph, c Costs) (*switch
 // (200 graphs of p_V 0.25 at length 9, explicit 0.196 s, implicit 0.253,
 // auto 0.266 after its switch). The pairs after the first, which pays the
 // workspace's first allocations, are timed until they took budget, at
-// least minSpeedPairs and at most maxSpeedPairs of them. The speed lies
-// within [1/maxSpeed, maxSpeed], and is 1 where the pairs were priced
-// below minSpeedWork.
+// least minSpeedPairs and at most maxSpeedPairs of them; their speed is
+// bounded as the explicit probe's is (see machineSpeed).
 func (k *Walk) implicitSpeed(ctx context.Context, gs []*graph.Graph, m walkModel, budget time.Duration) (float64, time.Duration) {
 	start := time.Now()
 	if len(gs) == 0 {
@@ -503,11 +503,7 @@ func (k *Walk) implicitSpeed(ctx context.Context, gs []*graph.Graph, m walkModel
 			break
 		}
 	}
-	speed := 1.0
-	if priced >= minSpeedWork {
-		speed = min(max(took.Seconds()/priced, 1/maxSpeed), maxSpeed)
-	}
-	return speed, time.Since(start)
+	return machineSpeed(took, priced), time.Since(start)
 }
 
 // minSpeedPairs and maxSpeedPairs bound the pairs implicitSpeed times,
