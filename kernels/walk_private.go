@@ -230,6 +230,14 @@ func (m *pairMerge) merge(p *privateMap, w int, vecs []Vec) error {
 			return nil
 		}
 		keys := p.ws[1].m.fast.keys
+		if m.cut == len(keys) {
+			// The second worker met no sequence, so none is left
+			// to this one, and it reads misses[0] without waiting
+			// for this worker's part, which must then write
+			// nothing: the race detector caught the write of the
+			// zero that an empty look-up found.
+			return nil
+		}
 		var ok bool
 		if m.misses[0], ok = m.lookUp(union, keys, m.cut, len(keys), func(prefix uint64) bool {
 			return m.wait(func() bool { return uint64(m.done1.Load()) > prefix })
