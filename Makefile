@@ -6,7 +6,7 @@ PROFILE  ?= quick
 RUNEXP   := bin/runexp
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all deps build test bench gobench speedup reproduce vet clean
+.PHONY: all deps build test race bench gobench speedup reproduce vet clean
 
 all: build
 
@@ -39,6 +39,18 @@ vet:
 # (CI, b1c3671). The kernels' tests take most of the run anyway.
 test: deps vet
 	$(GO) test -p 1 -count=1 -timeout 9m ./...
+	$(MAKE) --no-print-directory race
+
+# race runs the tests of the parallel code under the race detector: every
+# kernel's methods on one, two and three threads, the Crew and its
+# stretches, the streamed refinements and the switch guard. The whole
+# kernels package takes about 25 minutes so (go test -race -timeout 40m
+# ./kernels passes), these about two.
+RACE_KERNELS := ^(TestEveryKernelAgrees|TestAttributedKernelsAgree|TestPairMerge|TestCrew.*|TestWarm.*|TestHold|TestForRows|TestSwitchGuard.*|TestSoleStream|TestGIStreamLoad|TestStreamRefines|TestGHStreamSameVectors|TestGramSpeculating|TestWalkGramSwitching|TestWalkThreads.*|TestGRWThreads|TestSubgraphThreads.*|TestWVThreadsCancel|TestSPThreadsCancel.*)$$
+RACE_GRAPH   := ^(TestRefineOn|TestStream|TestStreamStep|TestRefineNumbersAhead|TestRefineTablesGrow)$$
+race: deps
+	$(GO) test -race -count=1 -timeout 9m -run '$(RACE_KERNELS)' ./kernels
+	$(GO) test -race -count=1 -timeout 9m -run '$(RACE_GRAPH)' ./graph
 
 # bench runs the nightly benchmark specs into BENCH_OUT (a rerun resumes):
 # one thread, and two threads with -method auto. bench-plot draws their

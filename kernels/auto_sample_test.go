@@ -546,6 +546,12 @@ func TestSamplingAdvisorStops(t *testing.T) {
 // machine can take the probes past the budget: the advice is asked up to
 // 3 times.
 func TestSamplingAdvisorSecondLook(t *testing.T) {
+	if raceEnabled {
+		// The second look needs room for twice the probes so far
+		// within 5% of the faster prediction: under the detector the
+		// explicit case's probes took 25 ms, not 23, and left none.
+		t.Skip("the second look's budget leaves a few milliseconds, which the race detector's slowdown takes")
+	}
 	for _, tt := range []struct {
 		name    string
 		n       int
