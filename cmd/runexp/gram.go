@@ -155,8 +155,23 @@ func writeMatrix(w *bufio.Writer, K *mat.SymDense) {
 }
 
 // writeFileAtomic writes a file through a temporary file in the same folder
-// and renames it into place, so that readers never see half a file.
+// and renames it into place, so that readers never see half a file. Where
+// path is a symbolic link, the file it names is replaced, not the link. A
+// path that names something other than a regular file, such as /dev/null,
+// /dev/stdout or a named pipe, is written in place: renamed over, it would
+// be replaced by the file, and -o /dev/null, run as root, left a regular
+// file of the matrix where the device had been.
 func writeFileAtomic(path string, fill func(*bufio.Writer)) (err error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		// A link to a pipe, such as /dev/stdout, may not resolve
+		// to a path.
+		if target, err := filepath.EvalSymlinks(path); err == nil {
+			path = target
+		}
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return writeInPlace(path, fill)
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -173,6 +188,21 @@ func writeFileAtomic(path string, fill func(*bufio.Writer)) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeInPlace writes to path, which exists and is not a regular file, as
+// it is: a folder fails to open.
+func writeInPlace(path string, fill func(*bufio.Writer)) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	w := bufio.NewWriter(f)
+	fill(w)
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

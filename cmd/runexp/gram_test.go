@@ -48,6 +48,7 @@ func TestExitStatus(t *testing.T) {
 		{"missing data set", []string{"stats", "-data", "NoSuchSet"}, 1, "NoSuchSet"},
 		{"auto with one method", []string{"gram", "-data", dir, "-kernel", "graphlet", "-method", "auto"}, 2, "cannot choose its method"},
 		{"advise without a cost model", []string{"advise", "-data", dir, "-kernel", "graphlet"}, 2, "cannot predict"},
+		{"report not to a file", []string{"report", "-results", dir, "-o", dir}, 2, "not a regular file"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCmd(t, tc.args...)

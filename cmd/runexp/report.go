@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/gkbench/gkbench/report"
 )
@@ -15,6 +16,11 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("o", "results/REPORT.md", "Markdown report; its HTML twin goes beside it")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
+	}
+	// The report is renamed into place, which would replace a device
+	// such as /dev/null, and its twin would land beside it.
+	if fi, err := os.Stat(*out); err == nil && !fi.Mode().IsRegular() {
+		return usagef("-o %s: not a regular file; the report is a Markdown file with its HTML twin beside it", *out)
 	}
 	if err := report.Write(*root, *out); err != nil {
 		return err
