@@ -74,10 +74,13 @@ type switchGuard struct {
 	dots func(dotCounts) time.Duration
 
 	// mapped counts the graphs mapped; the first check leave their
-	// vectors in sample, and left counts those left.
-	mapped atomic.Int64
-	sample []guardSample
-	left   atomic.Int64
+	// vectors in sample, and left counts those left. sampleMu is held
+	// while the sample is counted, and while the private map rewrites
+	// the ids of vectors that may be in it (see rewrite).
+	mapped   atomic.Int64
+	sample   []guardSample
+	left     atomic.Int64
+	sampleMu sync.Mutex
 	// first is the time from start to the first graph's vector, in
 	// nanoseconds; written by the first graph's worker, read once the
 	// sample is counted.
@@ -196,6 +199,23 @@ func (g *switchGuard) doneBy(v Vec, w, workers int) {
 	g.add(guardSample{v: v, w: w, workers: workers, sorted: workers == 1})
 }
 
+// rewrite runs fn, which rewrites the ids of vectors given to doneBy, as
+// the private map's workers renumber theirs into the union once their
+// graphs are mapped, apart from the count of the sample, which another
+// worker may run then, the check-th graph being its: the race detector
+// caught a count reading ids that a third worker rewrote. Whether the
+// count sees a vector's ids before or after doesn't matter (see doneBy);
+// a nil guard just runs fn.
+func (g *switchGuard) rewrite(fn func()) {
+	if g == nil {
+		fn()
+		return
+	}
+	g.sampleMu.Lock()
+	defer g.sampleMu.Unlock()
+	fn()
+}
+
 // doneKeys is done for a vector of the packed map (see packedGram), whose
 // features are sorted packed label sequences, and which the guard, while
 // it counts features, numbers in an interner of its own, in the order it
@@ -278,6 +298,8 @@ func (g *switchGuard) project(i int) {
 // counted, numbering the packed map's keys, and estimates the dot
 // products from them.
 func (g *switchGuard) count() {
+	g.sampleMu.Lock()
+	defer g.sampleMu.Unlock()
 	for _, s := range g.sample {
 		if s.keys != nil {
 			s.v.IDs = make([]uint32, len(s.keys))

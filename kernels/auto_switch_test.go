@@ -310,6 +310,55 @@ func TestSwitchGuardWorkers(t *testing.T) {
 // and 1 (200 non-zeros, Σ_f df_f² = 20000), the packed map's keys as
 // well as vectors; and a guard whose limit every projection exceeds
 // stops the maps once, with the graphs mapped at its projection.
+// dotsCalls records the dot products' counts that a guard prices, from
+// any goroutine, as a switchGuard's dots, for nothing.
+type dotsCalls struct {
+	mu     sync.Mutex
+	counts []dotCounts
+}
+
+func (d *dotsCalls) dots(c dotCounts) time.Duration {
+	d.mu.Lock()
+	d.counts = append(d.counts, c)
+	d.mu.Unlock()
+	return 0
+}
+
+// TestSwitchGuardRewrite has a third worker map the check-th graph, whose
+// vector has the guard count its sample, while the private map's second
+// worker rewrites the ids of the vectors it gave the sample (see
+// switchGuard.rewrite): the count must see all the non-zeros either way,
+// once, and under go test -race the two must not race, as they did in
+// TestEveryKernelAgrees on three threads before rewrite took the
+// sample's lock.
+func TestSwitchGuardRewrite(t *testing.T) {
+	var dc dotsCalls
+	const n = 8 // the sample: switchCheck(8) = 8
+	g, _ := newSwitchGuard(context.Background(), n, time.Hour, dc.dots)
+	var mine []Vec
+	for range n - 1 {
+		v := Vec{IDs: []uint32{0, 1, 2}, Vals: []float64{1, 1, 1}}
+		mine = append(mine, v)
+		g.doneBy(v, 1, 3)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		g.rewrite(func() {
+			for _, v := range mine {
+				for t := range v.IDs {
+					v.IDs[t] += 10
+				}
+			}
+		})
+	})
+	wg.Go(func() { g.doneBy(Vec{IDs: []uint32{4}, Vals: []float64{1}}, 2, 3) })
+	wg.Wait()
+	// 7 vectors of 3 non-zeros and one of 1.
+	if counts := dc.counts; len(counts) != 1 || counts[0].nnz != 22 {
+		t.Errorf("estimated %+v; want once, of 22 non-zeros", counts)
+	}
+}
+
 func TestSwitchGuardConcurrent(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -320,18 +369,9 @@ func TestSwitchGuardConcurrent(t *testing.T) {
 		{"packed keys", time.Hour, true},
 		{"tripped", 0, false},
 	} {
-		var (
-			mu     sync.Mutex
-			counts []dotCounts
-		)
-		dots := func(c dotCounts) time.Duration {
-			mu.Lock()
-			counts = append(counts, c)
-			mu.Unlock()
-			return 0
-		}
+		var dc dotsCalls
 		const n, workers = 100, 4
-		g, ctx := newSwitchGuard(context.Background(), n, tt.limit, dots)
+		g, ctx := newSwitchGuard(context.Background(), n, tt.limit, dc.dots)
 		var wg sync.WaitGroup
 		for range workers {
 			wg.Go(func() {
@@ -346,7 +386,7 @@ func TestSwitchGuardConcurrent(t *testing.T) {
 		}
 		wg.Wait()
 		want := dotCounts{nnz: 200, df2: 20000, dim: 2}
-		if len(counts) != 1 || counts[0] != want {
+		if counts := dc.counts; len(counts) != 1 || counts[0] != want {
 			t.Errorf("%s: estimated %+v; want once %+v", tt.name, counts, want)
 		}
 		tripped := tt.limit == 0

@@ -144,7 +144,7 @@ func (p *privateMap) mapGraphs(ctx context.Context, gs []*graph.Graph, vecs []Ve
 		}
 		dim := union.len()
 		mu.Unlock()
-		pw.nnz, pw.df = renumberAll(vecs, pw.items, global, dim)
+		p.renumber(w, vecs, global, dim)
 		return nil
 	})
 	if err != nil {
@@ -165,6 +165,19 @@ func (p *privateMap) mapGraphs(ctx context.Context, gs []*graph.Graph, vecs []Ve
 
 // dim returns the number of sequences in the union.
 func (p *privateMap) dim() int { return p.ws[0].m.fast.len() + p.extra }
+
+// renumber rewrites the ids of worker w's vectors by global, into a union
+// of dim sequences, and counts their non-zeros and features, apart from
+// the switch guard's count of its sample, which may hold them (see
+// switchGuard.rewrite).
+func (p *privateMap) renumber(w int, vecs []Vec, global []uint32, dim int) {
+	pw := &p.ws[w]
+	var g *switchGuard
+	if pw.m.k != nil {
+		g = pw.m.k.guard
+	}
+	g.rewrite(func() { pw.nnz, pw.df = renumberAll(vecs, pw.items, global, dim) })
+}
 
 // pairMerge numbers the second worker's sequences of a private map on two
 // workers on both, where more workers number theirs in turn, under a
@@ -273,7 +286,7 @@ func (m *pairMerge) merge(p *privateMap, w int, vecs []Vec) error {
 	if m.cut < len(keys) && !m.wait(m.numbered0.Load) {
 		return nil
 	}
-	pw.nnz, pw.df = renumberAll(vecs, pw.items, m.global, m.dim0+m.misses[0]+m.misses[1])
+	p.renumber(1, vecs, m.global, m.dim0+m.misses[0]+m.misses[1])
 	return nil
 }
 
