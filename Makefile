@@ -44,7 +44,7 @@ test: deps vet
 # race runs the tests of the parallel code under the race detector: every
 # kernel's methods on one, two and three threads, the Crew and its
 # stretches, the streamed refinements and the switch guard. The whole
-# kernels package takes about 25 minutes so (go test -race -timeout 40m
+# kernels package takes 15 to 25 minutes so (go test -race -timeout 40m
 # ./kernels passes), these about two.
 RACE_KERNELS := ^(TestEveryKernelAgrees|TestAttributedKernelsAgree|TestPairMerge|TestCrew.*|TestWarm.*|TestHold|TestForRows|TestSwitchGuard.*|TestSoleStream|TestGIStreamLoad|TestStreamRefines|TestGHStreamSameVectors|TestGramSpeculating|TestWalkGramSwitching|TestWalkThreads.*|TestGRWThreads|TestSubgraphThreads.*|TestWVThreadsCancel|TestSPThreadsCancel.*)$$
 RACE_GRAPH   := ^(TestRefineOn|TestStream|TestStreamStep|TestRefineNumbersAhead|TestRefineTablesGrow)$$
