@@ -303,13 +303,6 @@ func TestSwitchGuardWorkers(t *testing.T) {
 	}
 }
 
-// TestSwitchGuardConcurrent checks the guard under workers that count
-// their graphs at once, as the parallel maps do: the first check graphs'
-// vectors are counted once, whoever maps them, into the estimate that
-// TestSwitchGuardDotEstimate works out by hand for ten vectors of ids 0
-// and 1 (200 non-zeros, Σ_f df_f² = 20000), the packed map's keys as
-// well as vectors; and a guard whose limit every projection exceeds
-// stops the maps once, with the graphs mapped at its projection.
 // dotsCalls records the dot products' counts that a guard prices, from
 // any goroutine, as a switchGuard's dots, for nothing.
 type dotsCalls struct {
@@ -359,6 +352,13 @@ func TestSwitchGuardRewrite(t *testing.T) {
 	}
 }
 
+// TestSwitchGuardConcurrent checks the guard under workers that count
+// their graphs at once, as the parallel maps do: the first check graphs'
+// vectors are counted once, whoever maps them, into the estimate that
+// TestSwitchGuardDotEstimate works out by hand for ten vectors of ids 0
+// and 1 (200 non-zeros, Σ_f df_f² = 20000), the packed map's keys as
+// well as vectors; and a guard whose limit every projection exceeds
+// stops the maps once, with the graphs mapped at its projection.
 func TestSwitchGuardConcurrent(t *testing.T) {
 	for _, tt := range []struct {
 		name  string

@@ -172,11 +172,7 @@ func (p *privateMap) dim() int { return p.ws[0].m.fast.len() + p.extra }
 // switchGuard.rewrite).
 func (p *privateMap) renumber(w int, vecs []Vec, global []uint32, dim int) {
 	pw := &p.ws[w]
-	var g *switchGuard
-	if pw.m.k != nil {
-		g = pw.m.k.guard
-	}
-	g.rewrite(func() { pw.nnz, pw.df = renumberAll(vecs, pw.items, global, dim) })
+	pw.m.k.guard.rewrite(func() { pw.nnz, pw.df = renumberAll(vecs, pw.items, global, dim) })
 }
 
 // pairMerge numbers the second worker's sequences of a private map on two

@@ -35,7 +35,11 @@ func TestPairMerge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// The workers' mappers share their kernel, whose
+			// guard, nil here, the renumbering locks.
 			p := &privateMap{ws: make([]privateWorker, 2)}
+			k := &Walk{}
+			p.ws[0].m.k, p.ws[1].m.k = k, k
 			for _, k := range []key64{seq(noPrev, 1), seq(noPrev, 2), seq(0, 5)} {
 				p.ws[0].m.fast.intern(k)
 			}
