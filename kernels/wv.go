@@ -42,6 +42,18 @@ type columnFeatures interface {
 	column(g, c int) (ids []int32, base uint64)
 }
 
+// packedFeatures is weightFeatures held as GraphHopper's matrices: the
+// weight of feature i·stride + j at vertex u of graph g is entry (i, j)
+// of u's block of m, the upper triangles of d×d matrices packed row by
+// row (see hopperPacked). The explicit map sums them a packed position at
+// a time, in the order of their ids (see wvScratch.sumPacked).
+type packedFeatures interface {
+	weightFeatures
+	// packed returns graph g's blocks, their d and the stride of the
+	// features' ids.
+	packed(g int) (m []float64, d, stride int)
+}
+
 // explicitWeights is what the explicit map of a weighted vertex kernel
 // needs of k_W: the weights of one graph at a time.
 type explicitWeights interface {
@@ -168,8 +180,9 @@ func gramWVExplicit(ctx context.Context, name string, gs []*graph.Graph, w expli
 // a weight feature and a bin), the truth is lower, by the factor that they
 // merge. It assumes finite attributes, so that scaled ones lie in [0, 1].
 // On threads > 1 it adds what the parallel map and dot products keep
-// besides.
-func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads int) int64 {
+// besides. byPosition says that the map sums the weights by position
+// (see wvScratch.sumPacked), without listing them.
+func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads int, byPosition bool) int64 {
 	const (
 		// A pair's id (4 bytes), with a quarter more for the rounding
 		// of allocation sizes; its rank (16, a key and its place
@@ -201,9 +214,14 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 		slab.add(float64(pg))
 		// The scratch of one graph: its pairs' keys and values, its
 		// vertex features with their values, the accumulator's list of
-		// touched ids, and its weight features with their vertices
-		// and the buffer that sorts them.
-		scratch = max(scratch, 16*pg+16*n*p+44*nnzW[i]+4*n+16*p)
+		// touched ids, and, unless it sums them by position (see
+		// wvScratch.sumPacked), its weight features with their
+		// vertices and the buffer that sorts them.
+		sorted := 44 * nnzW[i]
+		if byPosition {
+			sorted = 0
+		}
+		scratch = max(scratch, 16*pg+16*n*p+sorted+4*n+16*p)
 	}
 	bytes := prep + perPair*pairs + perBin*v*p
 	bytes += 16 * int64(slab.pairs(max(1, min(threads, len(gs)))))
@@ -621,7 +639,7 @@ func (k *GraphInvariant) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int
 	case h > 0:
 		prep += 48*v + 8*adj + 64*(deg+1) + 1024
 	}
-	return wvBytes(gs, &k.Attr, nnzW, prep, threads)
+	return wvBytes(gs, &k.Attr, nnzW, prep, threads, false)
 }
 
 // GraphHopper is the GraphHopper kernel of Feragen et al. (2013) as a
@@ -735,6 +753,8 @@ func ghFeatures(dst []Feature, block []float64, d, stride int) []Feature {
 	return dst
 }
 
+func (w *ghWeights) packed(g int) ([]float64, int, int) { return w.m[g], w.d[g], w.delta }
+
 func (w *ghWeights) load(context.Context, int, *weightScratch) (weightFeatures, error) {
 	return w, nil
 }
@@ -833,6 +853,8 @@ type ghGraph struct {
 	d, stride int
 }
 
+func (h *ghGraph) packed(int) ([]float64, int, int) { return h.m, h.d, h.stride }
+
 func (h *ghGraph) features(dst []Feature, _, u int) []Feature {
 	t := triangle(h.d)
 	return ghFeatures(dst, h.m[u*t:(u+1)*t], h.d, h.stride)
@@ -924,29 +946,35 @@ func hopperPacked(dst []float64, g *graph.Graph, sc *hopperScratch) ([]float64, 
 				}
 			}
 		}
+		// A shortest path from s ends at most e edges from it, the
+		// last vertex's distance in BFS order, so β(v, k) = 0 for
+		// k > e − dist(s, v), and those entries are neither cleared,
+		// added nor read: a block's row d − i long holds e − i + 1
+		// non-zeros at the most.
+		e := int(ds[order[len(order)-1]])
 		// Back-propagation in reverse BFS order: β(v,0) = 1,
 		// β(v,k+1) = Σ_{w: v pred of w} β(w,k).
 		for _, v := range order {
-			b := beta[int(v)*d : int(v+1)*d]
+			b := beta[int(v)*d : int(v)*d+e-int(ds[v])+1]
 			clear(b)
 			b[0] = 1
 		}
 		for x := len(order) - 1; x >= 0; x-- {
 			w := order[x]
-			bw := beta[int(w)*d : int(w+1)*d]
+			bw := beta[int(w)*d : int(w)*d+e-int(ds[w])+1]
 			for _, v := range g.Neighbors(int(w)) {
 				if ds[v] == ds[w]-1 {
-					bv := beta[int(v)*d : int(v+1)*d]
-					for k := 0; k+1 < d; k++ {
-						bv[k+1] += bw[k]
+					bv := beta[int(v)*d+1 : int(v)*d+1+len(bw)]
+					for k, b := range bw {
+						bv[k] += b
 					}
 				}
 			}
 		}
 		for _, v := range order {
 			i := int(ds[v])
-			mv := M[int(v)*t+row[i] : int(v)*t+row[i]+d-i]
-			bv := beta[int(v)*d : int(v+1)*d]
+			mv := M[int(v)*t+row[i] : int(v)*t+row[i]+e-i+1]
+			bv := beta[int(v)*d : int(v)*d+len(mv)]
 			for k := range mv {
 				mv[k] += sigma[v] * bv[k]
 			}
@@ -1032,7 +1060,7 @@ func (k *GraphHopper) EstimateBytes(gs []*graph.Graph, m Method, _ int64) int64 
 		prep = kept
 	}
 	prep = prep * 9 / 8
-	return wvBytes(gs, &k.Attr, nnzW, prep+32*int64(len(gs)), threadsOr(k.Threads))
+	return wvBytes(gs, &k.Attr, nnzW, prep+32*int64(len(gs)), threadsOr(k.Threads), true)
 }
 
 // MemoryEstimator is implemented by kernels that can bound the memory a
