@@ -457,7 +457,8 @@ func TestImplicitPairSeconds(t *testing.T) {
 // first and the others at once: at the check the maps project 30 ms ×
 // 90/9 = 0.3 s for the rest. A limit of 0.2 s measures the speed, since
 // 0.3 s is over half of it, and scales the limit by it: at 1 and 0.5
-// the guard trips, at 2 it does not. Under a limit of 1 s it does not
+// the guard trips, at 3 it does not (at 2, against 0.4 s, the 30 ms could
+// take only 10 more). Under a limit of 1 s it does not
 // measure. A measurement of 100 ms is left out of the maps' time (at 2.5,
 // 0.3 s against 0.5 s; counted, the maps would project 1.3 s). At 1.6,
 // against 0.32 s, the 30 ms could take only 2 ms more, and under the race
@@ -473,7 +474,7 @@ func TestSwitchGuardSpeed(t *testing.T) {
 		trips    bool
 	}{
 		{"as fast as the model", 200 * time.Millisecond, 1, 0, true, true},
-		{"twice as slow", 200 * time.Millisecond, 2, 0, true, false},
+		{"three times as slow", 200 * time.Millisecond, 3, 0, true, false},
 		{"twice as fast", 200 * time.Millisecond, 0.5, 0, true, true},
 		{"far within the limit", time.Second, 2, 0, false, false},
 		{"a long measurement", 200 * time.Millisecond, 2.5, 100 * time.Millisecond, true, false},
