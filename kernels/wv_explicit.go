@@ -530,7 +530,10 @@ type wvScratch struct {
 
 // sum returns the distinct pairs of graph g, with n vertices and vertex
 // features f, as sorted keys wid<<32 | vertex feature id, and their sums.
-// It fails only if loading the weights does.
+// It fails only if loading the weights does. GI's weights are summed by
+// column and GraphHopper's by position; the loop that lists any weights
+// and sorts them serves no kernel's now, but the tests hold the other two
+// to it (TestGIColumnsSameVectors, TestGHPositionsSameVectors).
 func (s *wvScratch) sum(ctx context.Context, w explicitWeights, g, n int, f *wvVertexFeatures) ([]uint64, []float64, error) {
 	wf, err := w.load(ctx, g, &s.ws)
 	if err != nil {

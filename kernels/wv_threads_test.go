@@ -274,35 +274,12 @@ func TestGIColumnsSameVectors(t *testing.T) {
 			continue
 		}
 		gs := graph.ScaleAttributes(tc.gs)
-		dim, err := attrDim(gs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vecsOf := func(w explicitWeights, threads int) ([]Vec, int) {
-			t.Helper()
-			vm, err := k.Attr.featureMap(dim)
-			if err != nil {
-				t.Fatal(err)
-			}
-			vecs, n, err := wvVectorsOn(ctx, gs, w, vm, threads)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return vecs, n
-		}
+		vecsOf := wvVecsOf(t, gs, k.Attr)
 		refined := newGIWeights(graph.Refine(gs, k.H, graph.Uniform))
 		want, wantDim := vecsOf(byRows{refined}, 1)
 		check := func(name string, got []Vec, gotDim int) {
 			t.Helper()
-			if gotDim != wantDim {
-				t.Errorf("%s, %s: %d features, want %d", tc.name, name, gotDim, wantDim)
-			}
-			for i := range want {
-				if !sameVec(got[i], want[i]) {
-					t.Errorf("%s, %s: graph %d's vector differs", tc.name, name, i)
-					return
-				}
-			}
+			checkSameVecs(t, tc.name+", "+name, got, gotDim, want, wantDim)
 		}
 		got, gotDim := vecsOf(refined, 1)
 		check("refined", got, gotDim)
@@ -507,6 +484,92 @@ func TestNumberBins(t *testing.T) {
 	}{{"unpacked", unpacked, gs}, {"used", used, gs}, {"outside", outside, sub.Graphs}} {
 		if bins, err := numberBins(threadsContext(2), tc.gs, tc.b, 2); bins != nil || err != nil {
 			t.Errorf("%s: bins %v, err %v, want neither", tc.name, bins != nil, err)
+		}
+	}
+}
+
+// listed hides the packed positions of GraphHopper's weight features
+// (and the columns of GI's), so that the explicit map sums them as it sums
+// any weights, each vertex's non-zeros listed and sorted by feature.
+type listed struct{ explicitWeights }
+
+func (l listed) load(ctx context.Context, g int, sc *weightScratch) (weightFeatures, error) {
+	wf, err := l.explicitWeights.load(ctx, g, sc)
+	return listedFeatures{wf}, err
+}
+
+type listedFeatures struct{ weightFeatures }
+
+// TestGHPositionsSameVectors checks that GraphHopper's map summed a packed
+// position at a time (wvScratch.sumPacked), from matrices computed
+// beforehand or streamed on 1 to 3 threads, gives the vectors, to the bit
+// and with the same ids, that the map of any weights gives, which lists a
+// graph's features and sorts them: with the Dirac kernel and with binned
+// attributes.
+func TestGHPositionsSameVectors(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range wvThreadsCases(t) {
+		k, ok := tc.mk(1).(*GraphHopper)
+		if !ok {
+			continue
+		}
+		gs := graph.ScaleAttributes(tc.gs)
+		vecsOf := wvVecsOf(t, gs, k.Attr)
+		kept, _, err := newGHWeights(ctx, gs, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantDim := vecsOf(listed{kept}, 1)
+		check := func(name string, got []Vec, gotDim int) {
+			t.Helper()
+			checkSameVecs(t, tc.name+", "+name, got, gotDim, want, wantDim)
+		}
+		got, gotDim := vecsOf(kept, 1)
+		check("kept", got, gotDim)
+		for threads := 1; threads <= 3; threads++ {
+			got, gotDim := vecsOf(newGHStream(gs), threads)
+			check(fmt.Sprintf("streamed on %d threads", threads), got, gotDim)
+			got, gotDim = vecsOf(listed{newGHStream(gs)}, threads)
+			check(fmt.Sprintf("streamed and listed on %d threads", threads), got, gotDim)
+		}
+	}
+}
+
+// wvVecsOf returns a function that maps gs, whose attributes are scaled,
+// with weights w and attribute kernel a on threads workers, and returns
+// the vectors and their number of features.
+func wvVecsOf(t *testing.T, gs []*graph.Graph, a AttrKernel) func(w explicitWeights, threads int) ([]Vec, int) {
+	t.Helper()
+	dim, err := attrDim(gs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(w explicitWeights, threads int) ([]Vec, int) {
+		t.Helper()
+		vm, err := a.featureMap(dim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vecs, n, err := wvVectorsOn(context.Background(), gs, w, vm, threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vecs, n
+	}
+}
+
+// checkSameVecs reports where got, of gotDim features, differs from want,
+// of wantDim: in the number of features or, for the first graph that
+// differs, in a vector's ids or values.
+func checkSameVecs(t *testing.T, name string, got []Vec, gotDim int, want []Vec, wantDim int) {
+	t.Helper()
+	if gotDim != wantDim {
+		t.Errorf("%s: %d features, want %d", name, gotDim, wantDim)
+	}
+	for i := range want {
+		if !sameVec(got[i], want[i]) {
+			t.Errorf("%s: graph %d's vector differs", name, i)
+			return
 		}
 	}
 }
