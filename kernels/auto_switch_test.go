@@ -458,11 +458,11 @@ func TestImplicitPairSeconds(t *testing.T) {
 // 90/9 = 0.3 s for the rest. A limit of 0.2 s measures the speed, since
 // 0.3 s is over half of it, and scales the limit by it: at 1 and 0.5
 // the guard trips, at 3 it does not (at 2, against 0.4 s, the 30 ms could
-// take only 10 more). Under a limit of 1 s it does not
-// measure. A measurement of 100 ms is left out of the maps' time (at 2.5,
-// 0.3 s against 0.5 s; counted, the maps would project 1.3 s). At 1.6,
-// against 0.32 s, the 30 ms could take only 2 ms more, and under the race
-// detector in CI they once took more and the guard tripped.
+// take only 10 more). Under a limit of 1 s it does not measure. A
+// measurement of 100 ms is left out of the maps' time (at 2.5, 0.3 s
+// against 0.5 s; counted, the maps would project 1.3 s). At 1.6, against
+// 0.32 s, the 30 ms could take only 2 ms more, and under the race detector
+// in CI they once took more and the guard tripped.
 func TestSwitchGuardSpeed(t *testing.T) {
 	two := Vec{IDs: []uint32{0, 1}, Vals: []float64{1, 1}}
 	for _, tt := range []struct {

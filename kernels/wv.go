@@ -217,11 +217,11 @@ func wvBytes(gs []*graph.Graph, a *AttrKernel, nnzW []int64, prep int64, threads
 		// touched ids, and, unless it sums them by position (see
 		// wvScratch.sumPacked), its weight features with their
 		// vertices and the buffer that sorts them.
-		sorted := 44 * nnzW[i]
+		listed := 44 * nnzW[i]
 		if byPosition {
-			sorted = 0
+			listed = 0
 		}
-		scratch = max(scratch, 16*pg+16*n*p+sorted+4*n+16*p)
+		scratch = max(scratch, 16*pg+16*n*p+listed+4*n+16*p)
 	}
 	bytes := prep + perPair*pairs + perBin*v*p
 	bytes += 16 * int64(slab.pairs(max(1, min(threads, len(gs)))))
